@@ -1,0 +1,39 @@
+"""Shared fixtures: one SparkSession per test run, TPC-H scale 0.01 generated once."""
+
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TPCH_DIR = pathlib.Path(os.environ.get("UDFLOW_TPCH_DIR", ROOT / "data" / "tpch-sf0.01"))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one SparkSession of the test run: local[2], few shuffle partitions, no UI."""
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("udflow-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "4")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "2g")
+        .config("spark.python.worker.reuse", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def tpch_dir():
+    """TPC-H at scale 0.01 as parquet, generated with tpchgen-cli on first use."""
+    from examples.tpch_data import generate_tpch
+
+    generate_tpch(str(TPCH_DIR), 0.01)
+    return str(TPCH_DIR)

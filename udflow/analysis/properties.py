@@ -1,0 +1,76 @@
+"""The properties of a user function that reordering needs (paper, sections 4.1 and 5).
+
+`UdfProperties` is what `udflow.analysis.analyze` returns and what the rules
+consume. Every set is a *superset* of the truth for every possible input: a
+field the analysis is unsure about is read, written, or both. A function the
+analysis cannot see through is `pure=False`, and then reads and writes every
+input field and may create fields nobody knows (`output_fields=None`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+Fields = frozenset[str]
+
+KINDS = ("map", "filter", "reduce", "match", "cross", "cogroup")
+BINARY_KINDS = ("match", "cross", "cogroup")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a property holds: which property, which field (or None), where in the source."""
+
+    prop: str  # "reads", "writes", "card_reads", "emits", "copy", "impure"
+    field: Optional[str]
+    line: int  # absolute line number in `file`; 0 when unknown
+    file: str = ""
+    text: str = ""  # the source line, stripped
+    note: str = ""  # e.g. "r['a'] used in a branch condition"
+
+    def __str__(self) -> str:
+        what = f"{self.prop} {self.field}" if self.field else self.prop
+        where = f" (line {self.line})" if self.line else ""
+        return f"{what}{where}" + (f": {self.note}" if self.note else "")
+
+
+@dataclass(frozen=True)
+class UdfProperties:
+    """Read set, write set, emit bounds and the rest, for one function on one input schema.
+
+    - `reads`: fields that may influence the output (values or number of records),
+      over all inputs; `side_reads` splits them per input (one entry per input).
+    - `writes`: fields whose value may differ in some output record from the input
+      record: modified fields, new fields, fields projected away.
+    - `emits`: (lower, upper) records emitted per call; upper None means unbounded.
+    - `card_reads`: fields on which the number of emitted records depends.
+    - `copy`: True iff every emit site implicitly copies its input record(s).
+    - `pure`: False when the function may do anything the analysis cannot prove harmless.
+    - `output_fields`: the fields an output record may carry; None when unknown.
+    - `new_fields`: fields the function creates (they enter the global record).
+    - `evidence`: the source lines behind each property.
+    - `origin`: "analysis", "annotation" or "opaque".
+    """
+
+    kind: str
+    reads: Fields
+    writes: Fields
+    emits: tuple[int, Optional[int]]
+    card_reads: Fields
+    copy: bool
+    pure: bool
+    output_fields: Optional[Fields]
+    new_fields: Fields = frozenset()
+    side_reads: tuple[Fields, ...] = ()
+    evidence: tuple[Evidence, ...] = field(default=(), compare=False)
+    origin: str = "analysis"
+    location: str = ""  # "module.qualname (file.py:12)"
+
+    def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:
+        return tuple(
+            e for e in self.evidence if e.prop == prop and (field_name is None or e.field == field_name)
+        )
+
+    def lines_for(self, prop: str, field_name: Optional[str] = None) -> tuple[int, ...]:
+        return tuple(sorted({e.line for e in self.evidence_for(prop, field_name) if e.line}))

@@ -1,0 +1,439 @@
+"""Flow: the user's handle on an immutable operator tree, and `source`, where trees start.
+
+A Flow wraps the root `Node` of a plan (see `udflow.plan`). Every builder
+method returns a new Flow; nothing is ever modified in place. The tree is
+checked as it is built, so a malformed pipeline fails at the line that wrote
+it, with a message naming the operator and the field:
+
+    >>> a = source("a", rows=[{"x": 1}])
+    >>> a.reduce([], lambda rows: rows)
+    Traceback (most recent call last):
+    FlowConstructionError: Reduce(<lambda>) has an empty key ...
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+import networkx as nx
+
+from udflow.errors import FlowConstructionError
+from udflow.plan import (
+    CoGroup,
+    Cross,
+    Fields,
+    ForeignKey,
+    Map,
+    Match,
+    Node,
+    Reduce,
+    Source,
+    draw,
+    function_name,
+)
+
+KeySpec = Union[str, Sequence[str]]
+
+
+def _as_fields(spec: Optional[KeySpec]) -> Fields:
+    if spec is None:
+        return ()
+    if isinstance(spec, str):
+        return (spec,)
+    return tuple(spec)
+
+
+# ---------------------------------------------------------------------------
+# Field inference: which fields may an operator's output records carry?
+# ---------------------------------------------------------------------------
+
+
+def _analysis_kind(node: Node) -> str:
+    return "filter" if isinstance(node, Map) and node.is_filter else node.kind
+
+
+def properties_of(node: Node, manual: bool = False):
+    """The `UdfProperties` of an operator's function over its inputs' fields."""
+    from udflow import analysis
+
+    if isinstance(node, Source):
+        raise TypeError("sources have no function")
+    fields = tuple(output_fields(child) for child in node.inputs)
+    if any(f is None for f in fields):
+        fields = tuple(f if f is not None else frozenset() for f in fields)
+    spec = fields if node.arity == 2 else fields[0]
+    if manual and hasattr(analysis, "manual_properties"):
+        return analysis.manual_properties(node.fn, spec, kind=_analysis_kind(node))
+    return analysis.analyze(node.fn, spec, kind=_analysis_kind(node))
+
+
+@lru_cache(maxsize=4096)
+def output_fields(node: Node) -> Optional[frozenset[str]]:
+    """The fields a record leaving `node` may carry; None when the analysis cannot tell."""
+    if isinstance(node, Source):
+        return frozenset(node.fields)
+    inputs = [output_fields(child) for child in node.inputs]
+    if any(f is None for f in inputs):
+        return None
+    if isinstance(node, (Match, Cross)) and node.fn is None:
+        return inputs[0] | inputs[1]
+    return properties_of(node).output_fields
+
+
+def global_record(node: Node) -> frozenset[str]:
+    """Definition 1: every base attribute and every attribute an operator creates."""
+    attrs: set[str] = set()
+    for n in node.walk():
+        out = output_fields(n)
+        if out is not None:
+            attrs |= out
+    return frozenset(attrs)
+
+
+# ---------------------------------------------------------------------------
+# Construction-time checks
+# ---------------------------------------------------------------------------
+
+
+def _check_callable(label: str, fn: Any, what: str = "function") -> None:
+    if not callable(fn):
+        raise FlowConstructionError(
+            f"{label}: the {what} must be callable, got {type(fn).__name__} {fn!r}"
+        )
+
+
+def _check_key(label: str, key: Fields, child: Node, side: str = "input") -> None:
+    if not key:
+        raise FlowConstructionError(f"{label} has an empty key; give at least one field")
+    carried = output_fields(child)
+    if carried is None:
+        return
+    for k in key:
+        if k not in carried:
+            raise FlowConstructionError(
+                f"{label}: key field {k!r} is not carried by its {side} {child.label} "
+                f"(fields: {', '.join(sorted(carried))})"
+            )
+
+
+def _check_disjoint(label: str, left: Node, right: Node) -> None:
+    lf, rf = output_fields(left), output_fields(right)
+    if lf is None or rf is None:
+        return
+    both = sorted(lf & rf)
+    if both:
+        raise FlowConstructionError(
+            f"{label}: field {both[0]!r} is on both sides ({left.label} and {right.label}); "
+            "field names are attributes of one global record, so give one side a "
+            "`prefix=` or rename the field in a map"
+            + (f" (also on both sides: {', '.join(both[1:])})" if len(both) > 1 else "")
+        )
+
+
+def _check_tree(label: str, left: Node, right: Node) -> None:
+    left_sources = {n for n in left.walk() if isinstance(n, Source)}
+    for n in right.walk():
+        if isinstance(n, Source) and n in left_sources:
+            raise FlowConstructionError(
+                f"{label}: source {n.label} is used on both sides; flows must be trees. "
+                "Call source(...) twice with different prefixes to use a table twice"
+            )
+
+
+def _unique_label(base: str, taken: set[str]) -> str:
+    if base not in taken:
+        return base
+    i = 2
+    while f"{base}#{i}" in taken:
+        i += 1
+    return f"{base}#{i}"
+
+
+def _relabel(node: Node, taken: set[str]) -> Node:
+    """A copy of `node`'s tree whose labels avoid `taken` (which it extends)."""
+    children = [_relabel(c, taken) for c in node.inputs]
+    label = _unique_label(node.label, taken)
+    taken.add(label)
+    import dataclasses
+
+    rebuilt = node.with_inputs(*children) if children else node
+    return dataclasses.replace(rebuilt, label=label) if label != node.label else rebuilt
+
+
+def _labels(node: Node) -> set[str]:
+    return {n.label for n in node.walk()}
+
+
+# ---------------------------------------------------------------------------
+# Flow
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Flow:
+    """An immutable data flow. Build it with `source(...)` and the methods below."""
+
+    root: Node
+
+    # -- building ------------------------------------------------------------
+
+    def _label(self, base: str, name: Optional[str], *others: Node) -> str:
+        taken = _labels(self.root).union(*(_labels(o) for o in others))
+        if name is not None:
+            if name in taken:
+                raise FlowConstructionError(f"operator name {name!r} is already used in this flow")
+            return name
+        return _unique_label(base, taken)
+
+    def map(self, f: Callable, *, name: Optional[str] = None) -> "Flow":
+        """Map: `f(record)` returns one dict, or yields any number of dicts."""
+        label = self._label(f"Map({function_name(f)})", name)
+        _check_callable(label, f)
+        return Flow(Map(label, self.root, f))
+
+    def filter(self, pred: Callable, *, name: Optional[str] = None) -> "Flow":
+        """A Map that emits the record unchanged iff `pred(record)` is true."""
+        label = self._label(f"Filter({function_name(pred)})", name)
+        _check_callable(label, pred, "predicate")
+        return Flow(Map(label, self.root, pred, is_filter=True))
+
+    def reduce(self, key: KeySpec, f: Callable, *, name: Optional[str] = None) -> "Flow":
+        """Reduce: `f(rows)` is called once per group of records equal on `key`, and yields dicts."""
+        key = _as_fields(key)
+        label = self._label(f"Reduce[{','.join(key)}]({function_name(f)})", name)
+        _check_callable(label, f)
+        _check_key(label, key, self.root)
+        return Flow(Reduce(label, self.root, key, f))
+
+    def _binary_inputs(self, other: "Flow", label: str) -> Node:
+        if not isinstance(other, Flow):
+            raise FlowConstructionError(f"{label}: the other input must be a Flow, got {type(other).__name__}")
+        _check_tree(label, self.root, other.root)
+        right = other.root
+        if _labels(self.root) & _labels(right):
+            right = _relabel(right, set(_labels(self.root)))
+        return right
+
+    def _join_keys(self, label: str, on: Any) -> tuple[Fields, Fields]:
+        try:
+            left_key, right_key = on
+        except (TypeError, ValueError):
+            raise FlowConstructionError(
+                f"{label}: on= must be a pair (left_fields, right_fields), got {on!r}"
+            ) from None
+        left_key, right_key = _as_fields(left_key), _as_fields(right_key)
+        if len(left_key) != len(right_key):
+            raise FlowConstructionError(
+                f"{label}: the two sides of on= have different lengths: {left_key} vs {right_key}"
+            )
+        return left_key, right_key
+
+    def match(self, other: "Flow", on: Any, f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
+        """Match (equi-join) on `on=(left_fields, right_fields)`; `f=None` concatenates."""
+        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({function_name(f)})"
+        label = self._label(base, name, other.root)
+        left_key, right_key = self._join_keys(label, on)
+        if f is not None:
+            _check_callable(label, f)
+        right = self._binary_inputs(other, label)
+        _check_key(label, left_key, self.root, "left input")
+        _check_key(label, right_key, right, "right input")
+        _check_disjoint(label, self.root, right)
+        return Flow(Match(label, self.root, right, left_key, right_key, f))
+
+    def cross(self, other: "Flow", f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
+        """Cross (Cartesian product); `f(left, right)`, `f=None` concatenates."""
+        label = self._label(f"Cross({function_name(f)})", name, other.root)
+        if f is not None:
+            _check_callable(label, f)
+        right = self._binary_inputs(other, label)
+        _check_disjoint(label, self.root, right)
+        return Flow(Cross(label, self.root, right, f))
+
+    def cogroup(self, other: "Flow", on: Any, f: Callable, *, name: Optional[str] = None) -> "Flow":
+        """CoGroup: `f(left_rows, right_rows)` once per key value of either input."""
+        label = self._label(f"CoGroup({function_name(f)})", name, other.root)
+        left_key, right_key = self._join_keys(label, on)
+        _check_callable(label, f)
+        right = self._binary_inputs(other, label)
+        _check_key(label, left_key, self.root, "left input")
+        _check_key(label, right_key, right, "right input")
+        _check_disjoint(label, self.root, right)
+        return Flow(CoGroup(label, self.root, right, left_key, right_key, f))
+
+    # -- running -------------------------------------------------------------
+
+    def collect(self, engine: str = "spark", spark: Any = None) -> list[dict]:
+        """Run the flow and return its records as a list of dicts (a bag: order is arbitrary)."""
+        if engine == "reference":
+            from udflow import reference
+
+            return reference.run(self.root)
+        if engine == "spark":
+            from udflow import spark_backend
+
+            return spark_backend.collect(self.root, spark=spark)
+        raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
+
+    def to_spark(self, spark: Any = None):
+        """The flow lowered to a PySpark DataFrame, for users who continue in PySpark."""
+        from udflow import spark_backend
+
+        return spark_backend.to_dataframe(self.root, spark=spark)
+
+    def write(self, path: str, format: str = "parquet", spark: Any = None, mode: str = "errorifexists") -> None:
+        """Run the flow on Spark and write it through Spark's committer (all or nothing)."""
+        from udflow import spark_backend
+
+        spark_backend.write(self.root, path, format=format, spark=spark, mode=mode)
+
+    # -- looking -------------------------------------------------------------
+
+    @property
+    def fields(self) -> Optional[frozenset[str]]:
+        return output_fields(self.root)
+
+    @property
+    def operators(self) -> tuple[Node, ...]:
+        return tuple(n for n in self.root.walk() if not isinstance(n, Source))
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        return tuple(n for n in self.root.walk() if isinstance(n, Source))
+
+    def operator(self, label: str) -> Node:
+        for n in self.root.walk():
+            if n.label == label:
+                return n
+        raise KeyError(f"no operator labelled {label!r}; operators: {[n.label for n in self.root.walk()]}")
+
+    def to_networkx(self) -> nx.DiGraph:
+        """The tree as a DiGraph, edges from input to consumer (the direction data flows)."""
+        graph = nx.DiGraph()
+        for n in self.root.walk():
+            graph.add_node(n.label, kind=n.kind)
+            for child in n.inputs:
+                graph.add_edge(child.label, n.label)
+        return graph
+
+    def __str__(self) -> str:
+        return draw(self.root)
+
+    def __repr__(self) -> str:
+        return f"Flow(\n{draw(self.root)}\n)"
+
+
+def _fmt_on(on: Any) -> tuple[str, str]:
+    try:
+        left, right = on
+        return ",".join(_as_fields(left)), ",".join(_as_fields(right))
+    except (TypeError, ValueError):
+        return (str(on), "?")
+
+
+# ---------------------------------------------------------------------------
+# Sources
+# ---------------------------------------------------------------------------
+
+
+def _columns_of(name: str, path: Optional[str], rows: Optional[list], fields: Optional[Sequence[str]], fmt: str) -> Fields:
+    if fields is not None:
+        return tuple(fields)
+    if rows is not None:
+        seen: dict[str, None] = {}
+        for r in rows:
+            if not isinstance(r, Mapping):
+                raise FlowConstructionError(f"source {name!r}: rows must be dicts, got {type(r).__name__}")
+            seen.update(dict.fromkeys(r))
+        return tuple(seen)
+    if fmt == "parquet":
+        import pyarrow.dataset as ds
+
+        return tuple(ds.dataset(path, format="parquet").schema.names)
+    with open(_first_file(path), newline="") as fh:
+        return tuple(next(csv.reader(fh)))
+
+
+def _first_file(path: str) -> str:
+    if os.path.isdir(path):
+        files = sorted(f for f in os.listdir(path) if not f.startswith(("_", ".")))
+        if not files:
+            raise FlowConstructionError(f"source path {path!r} is an empty folder")
+        return os.path.join(path, files[0])
+    return path
+
+
+def _format_of(path: str, fmt: Optional[str]) -> str:
+    if fmt:
+        return fmt
+    probe = _first_file(path) if os.path.isdir(path) else path
+    return "csv" if probe.lower().endswith((".csv", ".csv.gz")) else "parquet"
+
+
+def _prefixed(name: str, spec: Fields, columns: Fields, prefix: str, what: str) -> Fields:
+    """Key fields may be given with or without the prefix."""
+    fields = tuple(prefix + c for c in columns)
+    out = []
+    for k in spec:
+        if k in fields:
+            out.append(k)
+        elif prefix + k in fields:
+            out.append(prefix + k)
+        else:
+            raise FlowConstructionError(f"source {name!r}: {what} field {k!r} is not one of its fields {fields}")
+    return tuple(out)
+
+
+def source(
+    name: str,
+    *,
+    path: Optional[str] = None,
+    rows: Optional[Iterable[Mapping]] = None,
+    fields: Optional[Sequence[str]] = None,
+    key: Optional[KeySpec] = None,
+    foreign_keys: Optional[Mapping[Any, tuple[str, Any]]] = None,
+    prefix: Optional[str] = None,
+    format: Optional[str] = None,
+) -> Flow:
+    """A data set: a parquet/CSV `path`, or in-memory `rows` (a list of dicts).
+
+    `key` is its primary key; `foreign_keys` maps its fields to another table's
+    key, e.g. `{("l_suppkey",): ("supplier", ("s_suppkey",))}`; `prefix` renames
+    every field so one table can be used twice.
+    """
+    if (path is None) == (rows is None):
+        raise FlowConstructionError(f"source {name!r}: give exactly one of path= or rows=")
+    if path is not None and not os.path.exists(path):
+        raise FlowConstructionError(f"source {name!r}: no file or folder at {path!r}")
+    rows_list = None if rows is None else [dict(r) for r in rows]
+    fmt = None if path is None else _format_of(path, format)
+    columns = _columns_of(name, path, rows_list, fields, fmt or "rows")
+    prefix = prefix or ""
+    src_fields = tuple(prefix + c for c in columns)
+    if len(set(src_fields)) != len(src_fields):
+        raise FlowConstructionError(f"source {name!r}: duplicate field names in {src_fields}")
+    key_fields = _prefixed(name, _as_fields(key), columns, prefix, "key") if key else None
+    fks = tuple(
+        ForeignKey(_prefixed(name, _as_fields(local), columns, prefix, "foreign key"), target, _as_fields(target_fields))
+        for local, (target, target_fields) in (foreign_keys or {}).items()
+    )
+    if rows_list is not None and prefix:
+        rows_list = [{prefix + k: v for k, v in r.items()} for r in rows_list]
+    label = f"Source({prefix}{name})" if prefix else f"Source({name})"
+    node = Source(
+        label,
+        table=name,
+        fields=src_fields,
+        columns=columns,
+        key=key_fields,
+        foreign_keys=fks,
+        prefix=prefix,
+        path=None if path is None else os.path.abspath(path),
+        format=fmt,
+        rows=tuple(rows_list) if rows_list is not None else (),
+    )
+    return Flow(node)
