@@ -25,6 +25,8 @@ from udflow.errors import FlowConstructionError
 from udflow.plan import (
     CoGroup,
     Cross,
+    Custom,
+    OperatorType,
     Fields,
     ForeignKey,
     Map,
@@ -62,6 +64,9 @@ def properties_of(node: Node, manual: bool = False):
 
     if isinstance(node, Source):
         raise TypeError("sources have no function")
+    if isinstance(node, Custom):
+        fields = tuple(output_fields(child) or frozenset() for child in node.inputs)
+        return node.op_type.properties(fields, node.param_dict)
     fields = tuple(output_fields(child) for child in node.inputs)
     if any(f is None for f in fields):
         fields = tuple(f if f is not None else frozenset() for f in fields)
@@ -81,6 +86,8 @@ def output_fields(node: Node) -> Optional[frozenset[str]]:
         return None
     if isinstance(node, (Match, Cross)) and node.fn is None:
         return inputs[0] | inputs[1]
+    if isinstance(node, Custom):
+        return node.op_type.output_fields(tuple(inputs), node.param_dict)
     return properties_of(node).output_fields
 
 
@@ -175,9 +182,15 @@ def _labels(node: Node) -> set[str]:
 
 @dataclass(frozen=True)
 class Flow:
-    """An immutable data flow. Build it with `source(...)` and the methods below."""
+    """An immutable data flow. Build it with `source(...)` and the methods below.
+
+    `hints` are physical choices for the Spark backend, keyed by operator label
+    (`"broadcast_left"`, `"broadcast_right"` or `"shuffle"` for a Match or Cross);
+    the optimizer sets them, a user rarely does.
+    """
 
     root: Node
+    hints: tuple[tuple[str, str], ...] = ()
 
     # -- building ------------------------------------------------------------
 
@@ -245,6 +258,20 @@ class Flow:
         _check_disjoint(label, self.root, right)
         return Flow(Match(label, self.root, right, left_key, right_key, f))
 
+    def apply(self, op_type: OperatorType, *others: "Flow", name: Optional[str] = None, **params: Any) -> "Flow":
+        """An operator of a registered type over this flow (and `others`, for binary types)."""
+        if len(others) + 1 != op_type.arity:
+            raise FlowConstructionError(
+                f"{op_type.name} takes {op_type.arity} input(s), got {len(others) + 1}"
+            )
+        label = self._label(f"{op_type.name}", name, *(o.root for o in others))
+        args = [self.root]
+        for other in others:
+            args.append(self._binary_inputs(other, label))
+        if len(args) == 2 and op_type.disjoint_inputs:
+            _check_disjoint(label, args[0], args[1])
+        return Flow(Custom(label, op_type, tuple(args), tuple(sorted(params.items()))))
+
     def cross(self, other: "Flow", f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Cross (Cartesian product); `f(left, right)`, `f=None` concatenates."""
         label = self._label(f"Cross({function_name(f)})", name, other.root)
@@ -276,20 +303,20 @@ class Flow:
         if engine == "spark":
             from udflow import spark_backend
 
-            return spark_backend.collect(self.root, spark=spark)
+            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints))
         raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
 
     def to_spark(self, spark: Any = None):
         """The flow lowered to a PySpark DataFrame, for users who continue in PySpark."""
         from udflow import spark_backend
 
-        return spark_backend.to_dataframe(self.root, spark=spark)
+        return spark_backend.to_dataframe(self.root, spark=spark, hints=dict(self.hints))
 
     def write(self, path: str, format: str = "parquet", spark: Any = None, mode: str = "errorifexists") -> None:
         """Run the flow on Spark and write it through Spark's committer (all or nothing)."""
         from udflow import spark_backend
 
-        spark_backend.write(self.root, path, format=format, spark=spark, mode=mode)
+        spark_backend.write(self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints))
 
     # -- looking -------------------------------------------------------------
 

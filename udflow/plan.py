@@ -217,3 +217,54 @@ def draw(node: Node, annotate: Callable[[Node], str] | None = None) -> str:
 
     visit(node, 0)
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class OperatorType:
+    """A user-registered operator type (see udflow.rules registry and docs/writing-rules.md).
+
+    - `reference(bags, params)`: its bag semantics for the reference interpreter,
+      given one list of dicts per input; returns a list of dicts.
+    - `spark(dataframes, params)`: optional lowering to PySpark DataFrames; when
+      None the backend runs `reference` per partition only if `arity == 1` and
+      the type declares `record_at_a_time=True`, else it refuses.
+    - `properties(input_fields, params)`: its UdfProperties (reads, writes, ...).
+    - `output_fields(input_fields, params)`: the fields its records may carry.
+    """
+
+    name: str
+    arity: int
+    reference: Callable[[list, dict], list]
+    output_fields: Callable[[tuple, dict], Optional[frozenset]]
+    properties: Optional[Callable[[tuple, dict], Any]] = None
+    spark: Optional[Callable[[list, dict], Any]] = None
+    record_at_a_time: bool = False
+    disjoint_inputs: bool = True  # False for e.g. a union, whose inputs share their fields
+
+
+@dataclass(frozen=True)
+class Custom(Node):
+    """An operator of a registered `OperatorType` over `args` (its inputs)."""
+
+    op_type: OperatorType
+    args: tuple[Node, ...]
+    params: tuple[tuple[str, Any], ...] = ()
+
+    kind = "custom"
+
+    @property
+    def arity(self) -> int:  # type: ignore[override]
+        return self.op_type.arity
+
+    @property
+    def inputs(self):
+        return self.args
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    def with_inputs(self, *inputs: Node) -> Node:
+        if len(inputs) != self.op_type.arity:
+            raise ValueError(f"{self.label} takes {self.op_type.arity} inputs, got {len(inputs)}")
+        return dataclasses.replace(self, args=tuple(inputs))
