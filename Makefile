@@ -22,8 +22,12 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+BENCHES ?= backend_overhead analysis_speed enumeration plan_quality paper_eval batch_cache
+
 bench: $(STAMP)
-	$(PY) -m bench.backend_overhead
+	@for b in $(BENCHES); do \
+	  if [ -f bench/$$b.py ]; then echo "== bench/$$b.py"; $(PY) -m bench.$$b || exit 1; fi; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
