@@ -51,6 +51,7 @@ class UdfProperties:
     - `new_fields`: fields the function creates (they enter the global record).
     - `evidence`: the source lines behind each property.
     - `origin`: "analysis", "annotation" or "opaque".
+    - `group_copied`: (reduce, cogroup) fields copied from the group's first record.
     """
 
     kind: str
@@ -66,6 +67,10 @@ class UdfProperties:
     evidence: tuple[Evidence, ...] = field(default=(), compare=False)
     origin: str = "analysis"
     location: str = ""  # "module.qualname (file.py:12)"
+    # Reduce/CoGroup: fields emitted unchanged from the group's *first* record
+    # (`{**rows[0], ...}`); neither read nor written, which is exact when they are
+    # constant within the group (the key, or fields the key determines). See docs/analysis.md.
+    group_copied: Fields = frozenset()
 
     def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:
         return tuple(

@@ -1,0 +1,86 @@
+"""Differential property test: every exchange a certificate allows keeps the bag.
+
+Random flows of 3-6 operators from tests/rules_library.py, random bags with
+duplicates and None values; for every subtree of the flow and every exchange
+the RuleBook allows there, the subtree before and after gives the same bag on
+the reference interpreter, and the certificate passes the independent checker.
+"""
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from udflow.reference import run
+from udflow.rules import RuleBook, check
+
+from tests import rules_library as L
+
+STATS = Counter()
+
+value = st.one_of(st.none(), st.integers(-2, 3))
+key = st.one_of(st.none(), st.integers(0, 3))
+
+
+def rows(k, v):
+    return st.lists(st.fixed_dictionaries({k: key, v: value}), min_size=0, max_size=6).map(
+        lambda rs: rs + rs[:2])  # duplicates on purpose
+
+
+bags = st.tuples(rows("a_k", "a_v"), rows("b_k", "b_v"), rows("c_k", "c_v"))
+names = st.sampled_from(sorted(L.UNARY))
+specs = st.tuples(
+    st.sampled_from(["linear", "join", "three"]),
+    st.lists(names, max_size=2),
+    st.lists(names, max_size=1),
+    st.lists(names, max_size=1),
+    st.lists(st.one_of(names, st.sampled_from(["total_a[b_k]", "count_a[a_k]", "inc_a_v", "flag_a"])),
+             min_size=1, max_size=3),
+    st.tuples(st.sampled_from(["match", "cross"]), st.sampled_from(["match", "cross", "cogroup"])),
+    st.booleans(),
+)
+
+
+def bag(records):
+    return Counter(tuple(sorted(r.items(), key=lambda kv: kv[0])) for r in records)
+
+
+def exchanges_keep_the_bag(flow, more_bags, rules=None):
+    """Check every allowed single exchange of every subtree; return the failures."""
+    book = RuleBook(flow.root, rules=rules)
+    failures = []
+    for node in flow.root.walk():
+        for ex in book.exchanges(node):
+            STATS["exchanges"] += 1
+            STATS[ex.rule] += 1
+            verdict = check(ex.certificate, flow)
+            if not verdict.ok:
+                failures.append(("checker", ex, verdict.problems))
+                continue
+            for b in more_bags:
+                STATS["bag comparisons"] += 1
+                if bag(run(L.build_subtree(flow, ex.before, b))) != bag(run(L.build_subtree(flow, ex.after, b))):
+                    failures.append(("bag", ex, b))
+                    break
+    book.close()
+    return failures
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(spec=specs, data=st.lists(bags, min_size=2, max_size=3))
+def test_every_certified_exchange_keeps_the_bag(spec, data):
+    flow = L.build(spec, data[0])
+    ops = len(flow.operators)
+    if not 3 <= ops <= 6:
+        STATS["skipped (size)"] += 1
+        return
+    STATS["flows"] += 1
+    STATS["bags"] += len(data)
+    failures = exchanges_keep_the_bag(flow, data)
+    assert not failures, failures[0]
+
+
+def teardown_module(module):
+    print("\ndifferential rules test:", dict(STATS))
+    assert STATS["flows"] >= 25, STATS
+    assert STATS["exchanges"] >= 50, STATS

@@ -1,0 +1,345 @@
+"""From a function to `UdfProperties`: run the interpreter, then read the
+write set, the output fields and the copy mode off the dicts it emitted
+(paper, section 5: "we start by collecting all statements emit($or) ... and
+track the origin of $or").
+
+For every emitted dict the summary knows, field by field, whether its value
+is the unchanged input field (`FieldOf` of the same name: explicit or implicit
+copy) or anything else (a write). An input field a dict does not carry on some
+path is projected away: also a write (Definition 2).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import types
+from typing import Optional
+
+from udflow.analysis import emits as emit_bounds
+from udflow.analysis.interpreter import (
+    Analysis,
+    Frame,
+    Impure,
+    Unit,
+    always_returns,
+    deps_of,
+    is_generator,
+    unit_of,
+)
+from udflow.analysis.properties import BINARY_KINDS, Evidence, UdfProperties
+from udflow.analysis.values import ORDER, WHOLE, FieldOf, GroupRef, RecObj, RecRef, Val, val
+from udflow.plan import function_location
+
+GROUP_KINDS = ("reduce", "cogroup")
+
+
+def opaque(kind: str, sides: tuple, reason: str, location: str, line: int = 0, file: str = "",
+           text: str = "", origin: str = "opaque") -> UdfProperties:
+    """The conservative answer: reads and writes everything, emits any number of records.
+
+    A filter operator still emits at most its input record (0..1), but an impure
+    predicate may change that record in place, so it too writes everything.
+    """
+    every = frozenset().union(*sides) if sides else frozenset()
+    return UdfProperties(
+        kind=kind,
+        reads=every,
+        writes=every,
+        emits=(0, 1) if kind == "filter" else (0, None),
+        card_reads=every,
+        copy=False,
+        pure=False,
+        output_fields=None,
+        new_fields=frozenset(),
+        side_reads=tuple(sides),
+        evidence=(Evidence("impure", None, line, file, text, reason),),
+        origin=origin,
+        location=location,
+    )
+
+
+def _unwrap_partial(f):
+    """`functools.partial(g, *bound)`: the function g and its bound arguments (nested partials flattened)."""
+    args, kwargs = (), {}
+    while isinstance(f, functools.partial):
+        args = tuple(f.args) + args
+        kwargs = {**(f.keywords or {}), **kwargs}
+        f = f.func
+    return f, args, kwargs
+
+
+def run(f, sides: tuple, kind: str) -> UdfProperties:
+    location = function_location(f)
+    target, bound, bound_kw = _unwrap_partial(f)
+    if isinstance(target, types.MethodType):
+        return opaque(kind, sides, "a bound method: its object's state is not analysed", location)
+    if not isinstance(target, types.FunctionType):
+        what = getattr(target, "__name__", type(target).__name__)
+        return opaque(kind, sides, f"{what} has no Python source (built-in or C extension)", location)
+    code = target.__code__
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return opaque(kind, sides, "a coroutine", location)
+    unit = unit_of(target)
+    if unit is None:
+        return opaque(kind, sides, "no source available (made by exec/eval, or the file is gone)", location,
+                      file=code.co_filename, line=code.co_firstlineno)
+    an = Analysis(kind, len(sides), unit)
+    try:
+        frame = _entry_frame(an, unit, sides, kind, bound, bound_kw)
+        _interpret(frame, unit)
+        return _summarize(an, unit, sides, kind, location)
+    except Impure as stop:
+        where = stop.index or unit.index
+        return opaque(kind, sides, stop.reason, location, stop.line, where.filename,
+                      where.text(stop.line), origin="analysis")
+    except RecursionError:
+        return opaque(kind, sides, "too deeply nested to analyse", location, origin="analysis")
+    except Exception as err:  # a construct the interpreter mishandles must never be trusted
+        return opaque(kind, sides, f"the analysis failed ({type(err).__name__}: {err}); treated as opaque",
+                      location, origin="analysis")
+
+
+def _entry_frame(an: Analysis, unit: Unit, sides, kind, bound, bound_kw) -> Frame:
+    node = unit.node
+    frame = Frame(an, unit, None, is_udf=True, depth=0)
+    a = node.args
+    if a.vararg is not None or a.kwarg is not None:
+        raise Impure("takes *args/**kwargs: the analysis cannot tell which one is the record", node.lineno)
+    params = [p.arg for p in a.posonlyargs + a.args]
+    for name, value in zip(params, bound):
+        frame.env[name] = frame.outside_value(value, name, node)
+    for name, value in bound_kw.items():
+        frame.env[name] = frame.outside_value(value, name, node)
+    free = [p for p in params if p not in frame.env]
+    n_inputs = 2 if kind in BINARY_KINDS else 1
+    if len(free) < n_inputs:
+        raise Impure(f"expects {n_inputs} input(s) but has parameters {params}", node.lineno)
+    body_block = (id(node),)
+    for side, name in enumerate(free[:n_inputs]):
+        if kind in GROUP_KINDS:
+            row = RecObj(("row", side), "row", side=side, line=node.lineno, block=body_block)
+            an.heap[row.id] = row
+            frame.env[name] = val(GroupRef(side))
+        else:
+            rec = RecObj(("in", side), "input", side=side, line=node.lineno, block=body_block)
+            an.heap[rec.id] = rec
+            frame.env[name] = val(RecRef(rec.id))
+    for name in free[n_inputs:]:
+        if name in unit.defaults:
+            frame.env[name] = frame.outside_value(unit.defaults[name], name, node)
+        else:
+            raise Impure(f"parameter {name} has no value", node.lineno)
+    for kw in a.kwonlyargs:
+        if kw.arg not in frame.env:
+            if kw.arg not in unit.defaults:
+                raise Impure(f"keyword-only parameter {kw.arg} has no value", node.lineno)
+            frame.env[kw.arg] = frame.outside_value(unit.defaults[kw.arg], kw.arg, node)
+    return frame
+
+
+def _interpret(frame: Frame, unit: Unit) -> None:
+    node = unit.node
+    an = frame.an
+    if isinstance(node, ast.Lambda):
+        frame.returned(frame.ev(node.body), node.body)
+        return
+    frame.block = (id(node),)
+    frame.run(node.body)
+    if not is_generator(node) and an.kind != "filter" and not always_returns(node.body):
+        # falling off the end returns None: no record on that path
+        an.return_shapes.append((True, False, node.end_lineno or node.lineno))
+
+
+# ---------------------------------------------------------------------------
+# Summary
+# ---------------------------------------------------------------------------
+
+
+class _Rec:
+    """What one emitted dict carries: field -> value, fields maybe missing, unknown content."""
+
+    def __init__(self):
+        self.fields: dict = {}
+        self.maybe_missing: set = set()
+        self.unknown_sides: set = set()  # sides copied whose field names are unknown
+        self.copied_sides: set = set()
+        self.dynamic = 0
+
+
+def _resolve(an: Analysis, ref_id, pos: str, sides, seen=()) -> _Rec:
+    obj = an.heap[ref_id]
+    out = _Rec()
+    if ref_id in seen:
+        return out
+    seen = seen + (ref_id,)
+    if obj.kind in ("input", "row"):
+        out.copied_sides.add(obj.side)
+        if not sides[obj.side]:
+            out.unknown_sides.add(obj.side)
+        for name in sides[obj.side]:
+            out.fields[name] = val(FieldOf(obj.side, name, pos if obj.kind == "row" else "each"))
+    for bid, bpos in obj.bases:
+        base = _resolve(an, bid, bpos, sides, seen)
+        for name, v in base.fields.items():
+            out.fields[name] = out.fields[name].join(v) if name in out.fields else v
+        out.maybe_missing |= base.maybe_missing
+        out.unknown_sides |= base.unknown_sides
+        out.copied_sides |= base.copied_sides
+        out.dynamic = out.dynamic or base.dynamic
+    for name, v in obj.fields.items():
+        if name in obj.must_set or name not in out.fields:
+            if name not in obj.must_set and name not in out.fields:
+                out.maybe_missing.add(name)
+            out.fields[name] = v
+        else:
+            out.fields[name] = out.fields[name].join(v)
+    for name in obj.deleted:
+        out.fields.pop(name, None)
+    out.maybe_missing |= obj.maybe_deleted
+    if obj.dynamic:
+        out.dynamic = obj.dynamic
+    return out
+
+
+def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> UdfProperties:
+    index = unit.index
+
+    def ev(prop, fld, line, note=""):
+        return Evidence(prop, fld, line, index.filename, index.text(line), note)
+
+    def name_of(dep):
+        return dep[1]
+
+    evidence: list = []
+    reads: dict = dict(an.reads)
+    inputs = frozenset().union(*sides)
+    writes: dict = {}
+    group_copied: set = set()
+    output: Optional[set] = set()
+    copy = True
+    emitted_ids = {}
+    for ref, line in an.emits:
+        emitted_ids.setdefault((ref.id, ref.pos), line)
+    for (ref_id, pos), line in emitted_ids.items():
+        rec = _resolve(an, ref_id, pos, sides)
+        obj = an.heap[ref_id]
+        if rec.dynamic:
+            raise Impure("emits a record whose field names are computed", rec.dynamic)
+        if rec.copied_sides != set(range(len(sides))):
+            copy = False
+            for side in range(len(sides)):
+                if side not in rec.copied_sides and not sides[side]:
+                    raise Impure("projects its input, whose fields are not known here", line)
+        if rec.unknown_sides:
+            output = None
+        for name, value in rec.fields.items():
+            atoms = value.atoms
+            exact = len(atoms) == 1 and isinstance(next(iter(atoms)), FieldOf) and next(iter(atoms)).name == name
+            if exact and name not in rec.maybe_missing:
+                fo = next(iter(atoms))
+                if fo.pos == "other":
+                    raise Impure(f"emits field {name} of a record picked by its position in the group", line)
+                if fo.pos == "first" and kind in GROUP_KINDS:
+                    group_copied.add(name)
+                continue
+            # the unchanged input value of this same field flows only into this field: no read (Def. 3)
+            deps = deps_of(Val(frozenset(a for a in atoms if not (isinstance(a, FieldOf) and a.name == name)),
+                               value.deps), an.heap)
+            if WHOLE in deps:
+                raise Impure(f"output field {name} holds a whole input record", obj.write_lines.get(name, line))
+            if ORDER in deps or any(isinstance(a, FieldOf) and a.pos == "other" for a in atoms):
+                raise Impure(f"field {name} depends on the order of the records in the group", obj.write_lines.get(name, line))
+            for d in deps:
+                reads.setdefault(d, (obj.write_lines.get(name, line), f"flows into output field {name}", index))
+            wline = obj.write_lines.get(name, line)
+            writes.setdefault(name, (wline, "new field" if name not in inputs else "modified"))
+        for name in rec.maybe_missing:
+            writes.setdefault(name, (obj.write_lines.get(name, line), "removed on some path"))
+        for name in inputs:
+            if name not in rec.fields and not (rec.unknown_sides and _side_of(name, sides) in rec.unknown_sides):
+                writes.setdefault(name, (obj.write_lines.get(name, obj.line), "projected away"))
+        if output is not None:
+            output |= set(rec.fields)
+    for d, line in an.emit_deps.items():
+        if d == ORDER:
+            raise Impure("which records are emitted depends on the order of the records in the group", line)
+    for obj in an.heap.values():
+        if obj.kind in ("input", "row") and obj.mutated and not obj.emitted:
+            raise Impure("changes its input record in place without emitting it", obj.mutated[0])
+    if not emitted_ids:
+        copy = kind == "filter"
+
+    # emit bounds and the fields that decide them
+    node = unit.node
+    if kind == "filter":
+        bounds = (0, 1)
+    elif is_generator(node):
+        bounds = emit_bounds.generator_bounds(node)
+    elif kind in GROUP_KINDS and any(s[1] and s[0] for s in an.return_shapes):
+        bounds = (0, None)
+    else:
+        shapes = an.return_shapes
+        lo = 1 if shapes and all(rec and not none for none, rec, _ in shapes) else 0
+        hi = 1 if any(rec for _, rec, _ in shapes) else 0
+        bounds = (lo, hi)
+    card = {} if bounds[0] == bounds[1] and kind != "filter" else dict(an.card)
+    card.pop(ORDER, None)
+
+    def field_set(d):
+        return frozenset(name_of(k) for k in d if k != ORDER)
+
+    reads.pop(ORDER, None)
+    read_fields = field_set(reads)
+    side_reads = tuple(
+        frozenset(name_of(k) for k in reads if k[0] == side) for side in range(len(sides))
+    )
+    for dep, (line, note, idx) in sorted(reads.items(), key=lambda kv: (kv[1][0], kv[0][1])):
+        if dep != ORDER:
+            evidence.append(Evidence("reads", dep[1], line, idx.filename if idx else index.filename,
+                                     (idx or index).text(line), note))
+    if kind == "filter":
+        writes = {}
+        output_fields = inputs if inputs else None
+        copy = True
+    else:
+        output_fields = frozenset(output) if output is not None else None
+    for name, (line, note) in sorted(writes.items(), key=lambda kv: (kv[1][0], kv[0])):
+        evidence.append(ev("writes", name, line, note))
+    for dep, line in sorted(card.items(), key=lambda kv: kv[1]):
+        where = an.reads.get(dep)  # the condition that first used it, when in this file
+        if where and where[2] is index:
+            line = where[0]
+        evidence.append(ev("card_reads", dep[1], line, "decides how many records are emitted"))
+    for ref_line in sorted(set(emitted_ids.values())):
+        evidence.append(ev("emits", None, ref_line, f"emits between {bounds[0]} and {bounds[1] if bounds[1] is not None else 'any number of'} records"))
+    for name in sorted(group_copied):
+        evidence.append(ev("copy", name, emitted_ids and min(emitted_ids.values()) or 0,
+                           "copied from the group's first record: assumed constant within the group"))
+    new_fields = frozenset(n for n in writes if n not in inputs) if kind != "filter" else frozenset()
+    if output_fields is not None:
+        new_fields |= output_fields - inputs if inputs else frozenset()
+    return UdfProperties(
+        kind=kind,
+        reads=read_fields,
+        writes=frozenset(writes),
+        emits=bounds,
+        card_reads=field_set(card),
+        copy=copy,
+        pure=True,
+        output_fields=output_fields,
+        new_fields=new_fields if inputs else frozenset(n for n in writes if n not in inputs),
+        side_reads=side_reads,
+        evidence=tuple(evidence),
+        origin="analysis",
+        location=location,
+        group_copied=frozenset(group_copied),
+    )
+
+
+def _side_of(name, sides):
+    for i, s in enumerate(sides):
+        if name in s:
+            return i
+    return -1

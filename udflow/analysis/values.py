@@ -1,0 +1,166 @@
+"""The abstract values of the analysis: what a Python expression may evaluate to.
+
+An abstract value `Val` is a set of *atoms* (the shapes the runtime value may
+take) plus `deps`, the input fields its content may depend on. A field is a
+pair `(side, name)`; `ORDER` is a pseudo-field meaning "depends on the order
+of the records within a group".
+
+    atom          runtime value
+    ----------    ------------------------------------------------------------
+    Const(v)      the constant v (str, int, date, tuple of constants, ...)
+    FieldOf(s,n)  exactly the value of input field n of input s, unchanged
+    RecRef(id)    a dict in the abstract heap (input record, group row, fresh)
+    GroupRef(s)   the group of records of input s (reduce / cogroup)
+    Seq(elem)     a list / tuple / iterator whose elements are `elem`
+    Tup(items)    a tuple of known length
+    PyObj(o)      a resolved Python object: module, function, class, builtin
+    LocalFn(n)    a lambda or def written inside the analysed function
+    Other(shared) any other value; `shared` when it may alias an object the
+                  function does not own (input data, module globals)
+
+Dicts live in a heap indexed by allocation site, so loops reach a fixpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+Dep = tuple  # (side, name)
+ORDER: Dep = (-1, "<order>")
+WHOLE: Dep = (-2, "<whole record>")  # depends on every field of some input record
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True)
+class FieldOf:
+    side: int
+    name: str
+    pos: str = "each"  # for group rows: "each" (the current row), "first", "other"
+
+
+@dataclass(frozen=True)
+class RecRef:
+    id: Any
+    pos: str = "each"
+
+
+@dataclass(frozen=True)
+class GroupRef:
+    side: int
+    sorted: bool = False
+
+
+@dataclass(frozen=True)
+class Seq:
+    elem: "Val"
+    ordered: bool = False  # its order comes from the order of a group
+
+
+@dataclass(frozen=True)
+class Tup:
+    items: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class PyObj:
+    obj: Any
+
+    def __eq__(self, other):
+        return isinstance(other, PyObj) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+@dataclass(frozen=True, eq=False)
+class LocalFn:
+    node: Any  # ast.Lambda | ast.FunctionDef
+    frame: Any  # the defining frame (its environment is the closure)
+
+    def __eq__(self, other):
+        return isinstance(other, LocalFn) and other.node is self.node
+
+    def __hash__(self):
+        return id(self.node)
+
+
+@dataclass(frozen=True)
+class Other:
+    shared: bool = False
+
+
+@dataclass(frozen=True)
+class Val:
+    atoms: frozenset = frozenset()
+    deps: frozenset = frozenset()
+
+    def join(self, other: "Val") -> "Val":
+        if other is self:
+            return self
+        return Val(self.atoms | other.atoms, self.deps | other.deps)
+
+    def plus(self, deps) -> "Val":
+        deps = frozenset(deps)
+        return self if deps <= self.deps else Val(self.atoms, self.deps | deps)
+
+    def only(self, kind) -> bool:
+        return bool(self.atoms) and all(isinstance(a, kind) for a in self.atoms)
+
+    def of(self, kind) -> list:
+        return [a for a in self.atoms if isinstance(a, kind)]
+
+    def const(self) -> Optional[Const]:
+        """The constant, when the value is exactly one known constant."""
+        if len(self.atoms) == 1:
+            (a,) = self.atoms
+            if isinstance(a, Const):
+                return a
+        return None
+
+
+def val(*atoms, deps=()) -> Val:
+    return Val(frozenset(atoms), frozenset(deps))
+
+
+OTHER = val(Other())
+NONE = val(Const(None))
+
+
+def join_all(vals) -> Val:
+    out = Val()
+    for v in vals:
+        out = out.join(v)
+    return out
+
+
+@dataclass
+class RecObj:
+    """A dict in the abstract heap.
+
+    kind: "input" (the input record of side `side`), "row" (any record of the
+    group of side `side`) or "fresh" (made by the function). A fresh dict
+    copies every field of its `bases` (heap ids with a position), then
+    `fields` overrides them; `deleted` are removed on every path through the
+    creating block, `maybe_deleted` on some.
+    """
+
+    id: Any
+    kind: str
+    side: int = 0
+    line: int = 0
+    block: tuple = ()
+    bases: set = field(default_factory=set)  # {(heap id, pos)}
+    fields: dict = field(default_factory=dict)  # name -> Val
+    must_set: set = field(default_factory=set)
+    deleted: set = field(default_factory=set)
+    maybe_deleted: set = field(default_factory=set)
+    dynamic: Optional[int] = None  # line where a computed key was stored
+    dynamic_deps: frozenset = frozenset()
+    mutated: list = field(default_factory=list)  # lines of in-place changes
+    emitted: list = field(default_factory=list)  # lines where emitted
+    write_lines: dict = field(default_factory=dict)  # name -> line

@@ -1,0 +1,88 @@
+"""An isolated pyDatalog program per RuleBook (issue 4, item 6).
+
+pyDatalog keeps one program per thread (`pyDatalog.Logic`), shared by every
+caller in that thread. A `Program` owns its own `Logic`: it is built from a
+fresh one, and switched in (`Logic(saved)`, which installs a copy) around
+every query, under a process-wide lock because pyDatalog's parser and resolver
+registry are module globals. So two RuleBooks, in one thread or in two, never
+see each other's facts.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterable
+
+from pyDatalog import pyDatalog, pyParser
+from pyDatalog.pyDatalog import Logic
+
+_LOCK = threading.RLock()
+
+
+class Program:
+    """Datalog clauses plus ground facts, queried in isolation."""
+
+    def __init__(self, clauses: Iterable[tuple[str, str]], facts: Iterable[tuple]):
+        """`clauses`: (name of the rule module, its clause text) pairs."""
+        with _LOCK:
+            previous = Logic(True) if hasattr(Logic.tl, "logic") else None
+            try:
+                Logic()  # a fresh, empty program for this thread
+                for name, text in clauses:
+                    if not text.strip():
+                        continue
+                    try:
+                        # pyParser.load directly: pyDatalog.load inspects the caller's stack
+                        pyParser.load(text, newglobals={})
+                    except Exception as exc:
+                        from udflow.errors import OptimizationError
+
+                        raise OptimizationError(
+                            f"rule {name}: its Datalog clauses do not load: {type(exc).__name__}: {exc}"
+                        ) from None
+                for predicate, *args in facts:
+                    pyDatalog.assert_fact(predicate, *args)
+                self._logic = Logic(True)
+            finally:
+                if previous is not None:
+                    Logic(previous)
+
+    @contextmanager
+    def active(self):
+        """Switch this program in for the current thread; restore the previous one after."""
+        with _LOCK:
+            previous = Logic(True) if hasattr(Logic.tl, "logic") else None
+            Logic(self._logic)
+            try:
+                yield
+            finally:
+                if previous is not None:
+                    Logic(previous)
+
+    def ask(self, query: str) -> set[tuple]:
+        """All answers of `query` (a conjunction of literals), as tuples of variable bindings."""
+        with self.active():
+            answer = pyDatalog.ask(query)
+        if answer is None:
+            return set()
+        return {tuple(a) for a in answer.answers}
+
+    def ask_many(self, queries: Iterable[str]) -> dict[str, set[tuple]]:
+        """Several queries under one switch of the program."""
+        out = {}
+        with self.active():
+            for query in queries:
+                try:
+                    answer = pyDatalog.ask(query)
+                except AttributeError:  # a predicate no clause defines
+                    answer = None
+                out[query] = set() if answer is None else {tuple(a) for a in answer.answers}
+        return out
+
+    def holds(self, query: str) -> bool:
+        with self.active():
+            return pyDatalog.ask(query) is not None
+
+    def close(self) -> None:
+        self._logic = None

@@ -1,0 +1,227 @@
+"""Theorem 4 (Reduce with a Cartesian product) and invariant grouping under PK-FK.
+
+Theorem 4. A Reduce g whose key contains every attribute of R moves past R:
+
+    Reduce[K ∪ R](g)(R x S)  ==  R x Reduce[K](g)(S)     iff  (R_g ∪ W_g) ∩ R = ∅
+
+    before:  Reduce[k,r1,r2](g)        after:  Cross
+               Cross                             Source(R)
+                 Source(R)                       Reduce[k](g)
+                 Source(S)                         Source(S)
+
+Under bag semantics a record repeated in R would double the groups above the
+product but not below it, so R must be a set: Z3 must prove that R's
+attributes are a key of R (e.g. from R's primary key).
+
+Invariant grouping (Theorem 4 applied to a Match). In
+
+    Reduce[G](g)(Match[R.K = S.F](R, S))
+
+if F is a foreign key of S referencing R's primary key K, every S record meets
+at most one R record, and F (hence G, when it contains F or the K it equals)
+determines every R attribute. R can then be added to the key without changing
+the groups, and Theorem 4 pushes the Reduce into S, with the key rewritten
+across the join equality (K -> F; R's other attributes dropped):
+
+    before:  Reduce[s_suppkey](g)              after:  Match(l_suppkey=s_suppkey)
+               Match(l_suppkey=s_suppkey)                Reduce[l_suppkey](g)
+                 Source(lineitem)                          Source(lineitem)
+                 Source(supplier)                        Source(supplier)
+
+Conditions: g and the Match are pure, the Match concatenates (one record per
+pair, copies both), ROC(g, Match'), g's body touches no R attribute, the
+foreign key is declared, and Z3 proves (1) K is a key of R's subtree, (2) F
+still references R's table after the operators on S's side, (3) the rewritten
+key determines G and every attribute of R in the Match's output. The reverse
+move (pulling the Reduce up) needs the same conditions; its key goes back to
+the key the Reduce had in the flow when that one rewrites to the same key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from udflow.plan import Node, Reduce, Source
+from udflow.rules.base import Decision, Move, PairRule, rekeyed, well_formed
+from udflow.rules.certificate import Reason
+
+THEOREM4 = "theorem4_reduce_cross"
+INVARIANT = "invariant_grouping"
+
+THEOREM4_CLAUSES = f"""
+{THEOREM4}(U, L) <= kind(U, 'reduce') & kind(L, 'cross') & pure(U) & pure(L) & emits_one(L) & copies(L) & roc(U, L)
+{THEOREM4}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'cross') & impure_refused(U, L, C, A)
+{THEOREM4}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'cross') & conflict(U, L, C, A)
+"""
+
+INVARIANT_CLAUSES = f"""
+{INVARIANT}(U, L) <= kind(U, 'reduce') & kind(L, 'match') & pure(U) & pure(L) & emits_one(L) & copies(L) & roc(U, L)
+{INVARIANT}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'match') & impure_refused(U, L, C, A)
+{INVARIANT}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'match') & conflict(U, L, C, A)
+{INVARIANT}_refused(U, L, 'the Match does not concatenate', '-') <= kind(U, 'reduce') & kind(L, 'match') & ~copies(L)
+"""
+
+
+def _fields(book, node: Node) -> frozenset[str]:
+    return book.fields(node) or frozenset()
+
+
+def _original_key(book, label: str) -> Optional[tuple]:
+    for n in book.root.walk():
+        if n.label == label and isinstance(n, Reduce):
+            return tuple(n.key)
+    return None
+
+
+class _ReduceOverBinary(PairRule):
+    """Shared plumbing: find the Reduce, the binary operator as it stands over plain
+    inputs, and the side the Reduce is (or goes) on, for both directions."""
+
+    def parts(self, move: Move):
+        if move.shape == "unary/binary":
+            return move.upper, move.lower, move.side
+        return move.lower, move.after.inputs[0], move.side
+
+    def pair_of(self, book, move):
+        reduce_node, binary, _ = self.parts(move)
+        return reduce_node.label, binary.label
+
+    def applies(self, book, move):
+        reduce_node, binary, _ = self.parts(move)
+        r, b = book.op(reduce_node.label), book.op(binary.label)
+        return r is not None and b is not None and r.kind == "reduce" and b.kind == self.binary_kind
+
+    def decide(self, book, move: Move) -> Decision:
+        reduce_node, binary, side = self.parts(move)
+        reasons = [] if book.permitted(self.name, reduce_node.label, binary.label) else \
+            book.pair_reasons(self.name, reduce_node.label, binary.label)
+        if move.shape == "unary/binary":
+            reasons += rekeyed(book, self.name, reduce_node)
+        other = binary.inputs[1 - side]
+        reasons += book.touch_reasons(self.name, reduce_node.label, other, udf_only=True)
+        if reasons:
+            return Decision(False, tuple(reasons))
+        more, facts, smt, key = self.keys(book, reduce_node, binary, side, move)
+        if more:
+            return Decision(False, tuple(more), tuple(facts), tuple(smt))
+        after = self.rebuild(move, reduce_node, key)
+        problem = well_formed(after, book.fields)
+        if problem:
+            return Decision(False, (Reason(self.name, "key not carried", None,
+                                           (reduce_node.label, binary.label), detail=problem),))
+        facts.append(f"reduce_key_after({reduce_node.label}, {','.join(key)})")
+        return Decision(True, (), tuple(facts), tuple(smt), after)
+
+    def rebuild(self, move: Move, reduce_node: Reduce, key: tuple) -> Node:
+        if move.shape == "unary/binary":
+            b = move.lower
+            ins = list(b.inputs)
+            ins[move.side] = dataclasses.replace(reduce_node, key=key).with_inputs(ins[move.side])
+            return b.with_inputs(*ins)
+        return dataclasses.replace(reduce_node, key=key).with_inputs(move.after.inputs[0])
+
+    def refuse(self, condition: str, ops, attr=None, detail: str = "") -> Reason:
+        return Reason(self.name, condition, attr, tuple(ops), detail=detail)
+
+
+class Theorem4Rule(_ReduceOverBinary):
+    binary_kind = "cross"
+
+    def keys(self, book, reduce_node, cross, side, move):
+        ops = (reduce_node.label, cross.label)
+        r_side = cross.inputs[1 - side]
+        r_attrs = _fields(book, r_side)
+        facts = [f"fields({r_side.label}, {a})" for a in sorted(r_attrs)]
+        if move.shape == "unary/binary":
+            missing = sorted(r_attrs - set(reduce_node.key))
+            if missing:
+                return [self.refuse("key does not contain the other input", ops, missing[0])], facts, [], ()
+            key = tuple(k for k in reduce_node.key if k not in r_attrs)
+        else:
+            original = _original_key(book, reduce_node.label)
+            key = tuple(reduce_node.key) + tuple(sorted(r_attrs))
+            if original is not None and set(original) == set(key):
+                key = original
+        if not key or not r_attrs:
+            return [self.refuse("empty key", ops)], facts, [], ()
+        is_set = book.keys.is_key(r_side, sorted(r_attrs))
+        if not is_set.proved:
+            return [self.refuse("the other input may hold duplicate records", ops,
+                                detail=is_set.question)], facts, [is_set], ()
+        return [], facts, [is_set], key
+
+
+class InvariantGroupingRule(_ReduceOverBinary):
+    binary_kind = "match"
+
+    def keys(self, book, reduce_node, match, side, move):
+        ops = (reduce_node.label, match.label)
+        s_side, r_side = match.inputs[side], match.inputs[1 - side]
+        s_key = (match.left_key, match.right_key)[side]
+        r_key = (match.left_key, match.right_key)[1 - side]
+        partner = dict(zip(r_key, s_key))
+        fk = self.foreign_key(book, s_side, r_side, s_key, r_key)
+        if fk is None:
+            return [self.refuse("no foreign key", ops, s_key[0],
+                                detail=f"({', '.join(s_key)}) is not declared a foreign key to the "
+                                       f"primary key ({', '.join(r_key)}) of {r_side.label}")], [], [], ()
+        fk_source, r_source, table, columns, fk_facts = fk
+        r_attrs = _fields(book, r_side)
+
+        def rewrite(key):  # across the join equality; R's other attributes are determined
+            return tuple(dict.fromkeys(partner.get(k, k) for k in key if k in partner or k not in r_attrs))
+
+        if move.shape == "unary/binary":
+            above = tuple(reduce_node.key)
+            below = rewrite(above)
+        else:
+            below = tuple(reduce_node.key)
+            original = _original_key(book, reduce_node.label)
+            above = original if original is not None and rewrite(original) == below else below
+        if not set(s_key) <= set(below):
+            missing = sorted(set(s_key) - set(below))[0]
+            return [self.refuse("key does not contain the foreign key", ops, missing)], fk_facts, [], ()
+        smt = [book.keys.is_key(r_side, r_key),
+               book.keys.references(s_side, s_key, fk_source, table, columns),
+               book.keys.determines(match, below, sorted(set(above) | set(r_attrs)))]
+        if set(above) != set(below):
+            smt.append(book.keys.determines(match, above, sorted(below)))
+        failed = [a for a in smt if not a.proved]
+        if failed:
+            return [self.refuse("not proved by Z3", ops, detail=a.question + f" -> {a.answer}")
+                    for a in failed], fk_facts, smt, ()
+        return [], fk_facts, smt, below if move.shape == "unary/binary" else above
+
+    @staticmethod
+    def foreign_key(book, s_side, r_side, s_key, r_key):
+        """A declared FK from the S-side fields `s_key` to the primary key of R's table,
+        whose primary-key fields are `r_key` in R's subtree (through `column_of`)."""
+        r_sources = [n for n in r_side.walk() if isinstance(n, Source)]
+        for src in (n for n in s_side.walk() if isinstance(n, Source)):
+            for fk in src.foreign_keys:
+                if set(fk.fields) == set(s_key):
+                    pairs = dict(zip(fk.fields, fk.target_fields))
+                    for r_src in r_sources:
+                        if r_src.table != fk.target or not r_src.key:
+                            continue
+                        if not set(r_key) <= set(r_src.fields):
+                            continue
+                        cols = {f: r_src.column_of(f) for f in r_key}
+                        pk_cols = {r_src.column_of(f) for f in r_src.key}
+                        if all(cols[rk] == pairs[sk] for sk, rk in zip(s_key, r_key)) \
+                                and set(cols.values()) == pk_cols:
+                            facts = [f"foreign_key({src.label}, {f}, {fk.target}, {t})"
+                                     for f, t in zip(fk.fields, fk.target_fields)]
+                            facts += [f"source_key({r_src.label}, {k})" for k in r_src.key]
+                            ordered = [pairs[sk] for sk in s_key]
+                            return src.label, r_src.label, fk.target, ordered, facts
+        return None
+
+
+THEOREM4_RULE = Theorem4Rule(name=THEOREM4, clauses=THEOREM4_CLAUSES,
+                             shapes=("unary/binary", "binary/unary"), law=__doc__.split("\n\n")[1])
+INVARIANT_RULE = InvariantGroupingRule(name=INVARIANT, clauses=INVARIANT_CLAUSES,
+                                       shapes=("unary/binary", "binary/unary"),
+                                       law=__doc__.split("\n\n")[4])
+RULES = (THEOREM4_RULE, INVARIANT_RULE)
