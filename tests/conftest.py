@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -14,6 +15,8 @@ def spark():
     """The one SparkSession of the test run: local[2], few shuffle partitions, no UI."""
     from pyspark.sql import SparkSession
 
+    # Workers must run this interpreter (the venv's, which has pyarrow), not `python3` on PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("udflow-tests")

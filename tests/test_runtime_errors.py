@@ -1,0 +1,127 @@
+"""Run-time errors in user functions, on both engines: the message names operator, function and record."""
+
+import pytest
+
+import udflow as uf
+from udflow.errors import UdfRuntimeError
+
+ROWS = [{"k": 1, "v": "one"}, {"k": 2, "v": "two"}, {"k": 2, "v": "deux"}]
+OTHER = [{"ok": 2, "w": "right side"}]
+
+
+def rows():
+    return uf.source("rows", rows=ROWS)
+
+
+def other():
+    return uf.source("other", rows=OTHER)
+
+
+def fails_on_two(r):
+    if r["k"] == 2:
+        raise ValueError(f"bad value {r['k']}")
+    return r
+
+
+def returns_a_list(r):
+    return [r]
+
+
+def reduce_returns(rows_):
+    return list(rows_)
+
+
+def join_fails(l, r):
+    raise KeyError("no_such_field")
+
+
+def cogroup_fails_while_yielding(ls, rs):
+    yield {"n": len(ls)}
+    raise ZeroDivisionError("division by zero in the middle")
+
+
+def yields_a_tuple(r):
+    yield (r["k"], r["v"])
+
+
+def fails_on_long(r):
+    raise RuntimeError("too long")
+
+
+def where(fn):
+    """What the message must say about the function, worked out here independently."""
+    return f"{fn.__module__}.{fn.__qualname__}", f"test_runtime_errors.py:{fn.__code__.co_firstlineno}"
+
+
+# Where several records fail, either engine may report any of them: the expected
+# parts name what every failing record shows.
+CASES = {
+    "map raises": (
+        lambda: rows().map(fails_on_two),
+        fails_on_two,
+        ["Map(fails_on_two)", "ValueError: bad value 2", "'k': 2"],
+    ),
+    "map returns a non-dict": (
+        lambda: rows().map(returns_a_list),
+        returns_a_list,
+        ["Map(returns_a_list)", "returned list, expected a dict (or yield records)", "record: {'k': "],
+    ),
+    "reduce returns instead of yielding": (
+        lambda: rows().reduce("k", reduce_returns),
+        reduce_returns,
+        ["Reduce[k](reduce_returns)", "must yield", "record: group {'k': "],
+    ),
+    "match function raises": (
+        lambda: rows().match(other(), on=("k", "ok"), f=join_fails),
+        join_fails,
+        ["Match(join_fails)", "KeyError", "no_such_field", "right {'ok': 2, 'w': 'right side'}", "left {'k': 2"],
+    ),
+    "cogroup raises while yielding": (
+        lambda: rows().cogroup(other(), on=("k", "ok"), f=cogroup_fails_while_yielding),
+        cogroup_fails_while_yielding,
+        ["CoGroup(cogroup_fails_while_yielding)", "ZeroDivisionError: division by zero in the middle", "left [{'k': "],
+    ),
+    "map yields a non-dict": (
+        lambda: rows().map(yields_a_tuple),
+        yields_a_tuple,
+        ["Map(yields_a_tuple)", "yielded tuple, expected a dict", "record: {'k': "],
+    ),
+}
+
+
+def _check(message: str, fn, expected: list[str]) -> None:
+    qualified, location = where(fn)
+    assert qualified in message
+    assert location in message
+    for part in expected:
+        assert part in message, f"{part!r} not in {message!r}"
+    assert "py4j" not in message.lower() and "Traceback" not in message
+    assert len(message) < 2500
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_reference_reports_operator_function_and_record(name):
+    build, fn, expected = CASES[name]
+    with pytest.raises(UdfRuntimeError) as err:
+        build().collect(engine="reference")
+    _check(str(err.value), fn, expected)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_spark_reports_operator_function_and_record(spark, name):
+    build, fn, expected = CASES[name]
+    with pytest.raises(UdfRuntimeError) as err:
+        build().collect(engine="spark", spark=spark)
+    _check(str(err.value), fn, expected)
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
+@pytest.mark.parametrize("engine", ["reference", "spark"])
+def test_a_long_record_is_shown_truncated(spark, engine):
+    flow = uf.source("long", rows=[{"k": 1, "text": "x" * 5000}]).map(fails_on_long)
+    with pytest.raises(UdfRuntimeError) as err:
+        flow.collect(engine=engine, spark=spark)
+    message = str(err.value)
+    assert "Map(fails_on_long)" in message and "RuntimeError: too long" in message
+    assert "xxxxxxxx" in message and "..." in message
+    assert len(message) < 1200

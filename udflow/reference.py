@@ -1,0 +1,213 @@
+"""The reference interpreter: the bag semantics of the five PACTs, in plain Python.
+
+This module is the oracle every other part of udflow is tested against, so it
+is written to be obviously right rather than fast, and it shares no code with
+the Spark backend or the optimizer. Paper, section 2.3, with R = [r1..rN] and
+S = [s1..sM]:
+
+    Map(R, f)            = f(r1) ++ ... ++ f(rN)
+    Filter(R, p)         = [r | r in R, p(r)]
+    Reduce(R, f, K)      = f(R_k1) ++ ... ++ f(R_kl)    one group per value of K in R
+                                                        (None is a value: None keys group together)
+    Cross(R, S, f)       = [f(r, s) | r in R, s in S]
+    Match(R, S, K, F, f) = [f(r, s) | r in R, s in S, r.K = s.F]
+                                                        (SQL equality: a None key matches nothing)
+    CoGroup(R, S, K, F, f) = f(R_k, S_k) for every k in K(R) u F(S)  (None groups together)
+
+`f(x)` contributes one record when it returns a dict and every record it
+yields when it is a generator; Reduce and CoGroup functions must yield. `f=None`
+in Match and Cross is the concatenation `{**r, **s}`. Records are plain dicts;
+a bag is a list whose order means nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import inspect
+import os
+from typing import Any, Callable, Iterable, Iterator
+
+from udflow.errors import UdfRuntimeError
+from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
+
+Record = dict
+RECORD_REPR_LIMIT = 500
+
+
+def run(node: Node) -> list[Record]:
+    """The bag of records `node` produces."""
+    if isinstance(node, Source):
+        return read_source(node)
+    if isinstance(node, Custom):
+        return [dict(r) for r in node.op_type.reference([run(c) for c in node.inputs], node.param_dict)]
+    if isinstance(node, Map):
+        return run_filter(node, run(node.input)) if node.is_filter else run_map(node, run(node.input))
+    if isinstance(node, Reduce):
+        return run_reduce(node, run(node.input))
+    if isinstance(node, Match):
+        return run_match(node, run(node.left), run(node.right))
+    if isinstance(node, Cross):
+        return run_cross(node, run(node.left), run(node.right))
+    if isinstance(node, CoGroup):
+        return run_cogroup(node, run(node.left), run(node.right))
+    raise TypeError(f"the reference interpreter does not know {type(node).__name__} ({node.label})")
+
+
+# ---------------------------------------------------------------------------
+# Sources: every record carries every field of the source (absent = None)
+# ---------------------------------------------------------------------------
+
+
+def read_source(node: Source) -> list[Record]:
+    if node.path is None:
+        rows: Iterable[dict] = node.rows  # already prefixed by `source(...)`
+        return [{f: r.get(f) for f in node.fields} for r in rows]
+    if node.format == "csv":
+        raw = read_csv(node.path)
+    else:
+        raw = read_parquet(node.path)
+    return [{node.prefix + c: r.get(c) for c in node.columns} for r in raw]
+
+
+def read_parquet(path: str) -> list[dict]:
+    """Rows of a parquet file or folder; dates are `datetime.date`, decimals `Decimal`."""
+    import pyarrow.dataset as ds
+
+    return ds.dataset(path, format="parquet").to_table().to_pylist()
+
+
+def read_csv(path: str) -> list[dict]:
+    """Rows of a CSV file (or folder of them) with a header line, every value a str.
+
+    An empty field is None, as Spark's CSV reader reads it.
+    """
+    files = [path]
+    if os.path.isdir(path):
+        files = [os.path.join(path, f) for f in sorted(os.listdir(path)) if not f.startswith(("_", "."))]
+    rows = []
+    for name in files:
+        with open(name, newline="") as fh:
+            for r in csv.DictReader(fh):
+                rows.append({k: (v if v != "" else None) for k, v in r.items()})
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# The five PACTs
+# ---------------------------------------------------------------------------
+
+
+def run_map(node: Map, records: list[Record]) -> list[Record]:
+    out: list[Record] = []
+    for r in records:
+        out.extend(emitted(node, lambda r=r: node.fn(dict(r)), r))
+    return out
+
+
+def run_filter(node: Map, records: list[Record]) -> list[Record]:
+    return [r for r in records if call(node, lambda r=r: node.fn(dict(r)), r)]
+
+
+def run_reduce(node: Reduce, records: list[Record]) -> list[Record]:
+    out: list[Record] = []
+    for key, rows in groups(records, node.key).items():
+        shown = lambda key=key, rows=rows: _group_repr(node.key, key, rows)  # noqa: E731
+        out.extend(yielded(node, lambda rows=rows: node.fn([dict(r) for r in rows]), shown))
+    return out
+
+
+def run_match(node: Match, left: list[Record], right: list[Record]) -> list[Record]:
+    by_key = groups(right, node.right_key)
+    out: list[Record] = []
+    for l in left:
+        key = tuple(l.get(f) for f in node.left_key)
+        if any(v is None for v in key):
+            continue  # SQL: None equals nothing
+        for r in by_key.get(key, ()):
+            out.extend(_pair(node, l, r))
+    return out
+
+
+def run_cross(node: Cross, left: list[Record], right: list[Record]) -> list[Record]:
+    return [rec for l in left for r in right for rec in _pair(node, l, r)]
+
+
+def run_cogroup(node: CoGroup, left: list[Record], right: list[Record]) -> list[Record]:
+    lg, rg = groups(left, node.left_key), groups(right, node.right_key)
+    out: list[Record] = []
+    for key in list(lg) + [k for k in rg if k not in lg]:
+        ls, rs = lg.get(key, []), rg.get(key, [])
+        shown = lambda key=key, ls=ls, rs=rs: f"key {key!r}: left {ls!r}, right {rs!r}"  # noqa: E731
+        out.extend(
+            yielded(node, lambda ls=ls, rs=rs: node.fn([dict(r) for r in ls], [dict(r) for r in rs]), shown)
+        )
+    return out
+
+
+def _pair(node: Match | Cross, l: Record, r: Record) -> list[Record]:
+    if node.fn is None:
+        return [{**l, **r}]
+    return emitted(node, lambda: node.fn(dict(l), dict(r)), lambda: f"left {l!r}, right {r!r}")
+
+
+def groups(records: list[Record], key: tuple[str, ...]) -> dict[tuple, list[Record]]:
+    """Records by their value on `key`, in order of first appearance; None is a value."""
+    out: dict[tuple, list[Record]] = {}
+    for r in records:
+        out.setdefault(tuple(r.get(f) for f in key), []).append(r)
+    return out
+
+
+def _group_repr(key_fields: tuple[str, ...], key: tuple, rows: list[Record]) -> str:
+    return f"group {dict(zip(key_fields, key))!r} of {len(rows)} record(s): {rows!r}"
+
+
+# ---------------------------------------------------------------------------
+# Calling user functions: their errors name the operator, function and record
+# ---------------------------------------------------------------------------
+
+
+def call(node: Node, thunk: Callable[[], Any], record: Any) -> Any:
+    try:
+        return thunk()
+    except Exception as exc:  # noqa: BLE001 - re-raised with the operator and record named
+        raise UdfRuntimeError(_failure(node, f"raised {type(exc).__name__}: {exc}", record)) from exc
+
+
+def emitted(node: Node, thunk: Callable[[], Any], record: Any) -> list[Record]:
+    """A Map/Match/Cross call's output: the dict it returns, or what it yields."""
+    result = call(node, thunk, record)
+    if inspect.isgenerator(result):
+        return _drain(node, result, record)
+    if isinstance(result, dict):
+        return [result]
+    raise UdfRuntimeError(
+        _failure(node, f"returned {type(result).__name__}, expected a dict (or yield records)", record)
+    )
+
+
+def yielded(node: Node, thunk: Callable[[], Any], record: Any) -> list[Record]:
+    """A Reduce/CoGroup call's output: it must be a generator."""
+    result = call(node, thunk, record)
+    if not inspect.isgenerator(result):
+        raise UdfRuntimeError(
+            _failure(node, f"returned {type(result).__name__}; a {node.kind} function must yield its records", record)
+        )
+    return _drain(node, result, record)
+
+
+def _drain(node: Node, gen: Iterator, record: Any) -> list[Record]:
+    out = call(node, lambda: list(gen), record)
+    for item in out:
+        if not isinstance(item, dict):
+            raise UdfRuntimeError(_failure(node, f"yielded {type(item).__name__}, expected a dict", record))
+    return out
+
+
+def _failure(node: Node, what: str, record: Any) -> str:
+    """The message: operator, function, what went wrong, and the record (or a callable
+    describing it, so that a group is only printed when something failed)."""
+    shown = record() if callable(record) else repr(record)
+    if len(shown) > RECORD_REPR_LIMIT:
+        shown = shown[:RECORD_REPR_LIMIT] + "..."
+    return f"{node.label}: {function_location(node.fn)} {what}\n  record: {shown}"

@@ -1,0 +1,93 @@
+"""The PySpark backend: lower a plan to DataFrames and run it (the only module importing pyspark).
+
+    collect(node)            -> list[dict]   run it, records back on the driver
+    to_dataframe(node)       -> DataFrame    for users who continue in PySpark
+    write(node, path, ...)                   run it into a sink, through Spark's committer
+
+`spark=None` means: the active session if there is one, else an embedded
+local[*] session (see `session.get_session`). `hints` maps operator labels to
+"broadcast_left" / "broadcast_right" / "shuffle" for Match and Cross.
+An exception in a user function surfaces as `udflow.errors.UdfRuntimeError`
+naming the operator, the function and the record (see `udf`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from udflow.errors import UdflowError
+from udflow.plan import Node
+from udflow.spark_backend.lower import Lowering
+from udflow.spark_backend.schema import output_types
+from udflow.spark_backend.session import get_session
+from udflow.spark_backend.udf import translated
+
+__all__ = ["collect", "to_dataframe", "write", "get_session", "output_types"]
+
+
+def to_dataframe(node: Node, spark: Any = None, hints: Optional[dict] = None):
+    """The lowered DataFrame. Errors in user functions surface when the caller runs an action."""
+    return Lowering(get_session(spark), hints).typed(node)
+
+
+def collect(node: Node, spark: Any = None, hints: Optional[dict] = None) -> list[dict]:
+    """Run the plan on Spark; its records as dicts (a bag: the order means nothing)."""
+    lowering = Lowering(get_session(spark), hints)
+    try:
+        return lowering.records(node)
+    finally:
+        lowering.release()
+
+
+def write(
+    node: Node,
+    path: str,
+    format: str = "parquet",
+    spark: Any = None,
+    mode: str = "errorifexists",
+    hints: Optional[dict] = None,
+) -> None:
+    """Run the plan into `path` through Spark's DataFrameWriter.
+
+    Spark's output committer moves task output into place only when the job
+    commits, so a failed job leaves no part files; if `path` did not exist
+    before, whatever the failed job created there (an empty folder, a
+    `_temporary` folder) is removed too.
+    """
+    session = get_session(spark)
+    lowering = Lowering(session, hints)
+    existed = _exists(session, path)
+    if existed and mode in ("errorifexists", "error", "default"):
+        raise UdflowError(
+            f"write to {path!r}: something is already there; pass mode='overwrite' or mode='append', "
+            "or choose another path"
+        )
+    try:
+        writer = lowering.typed(node).write.format(format).mode(mode)
+        if format == "csv":
+            writer = writer.option("header", "true")
+        with translated():
+            writer.save(path)
+    except BaseException:
+        if not existed:
+            _remove(session, path)
+        raise
+    finally:
+        lowering.release()
+
+
+def _hadoop_path(spark, path: str):
+    jvm = spark.sparkContext._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(path)
+    return hpath, hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+
+
+def _exists(spark, path: str) -> bool:
+    hpath, fs = _hadoop_path(spark, path)
+    return bool(fs.exists(hpath))
+
+
+def _remove(spark, path: str) -> None:
+    hpath, fs = _hadoop_path(spark, path)
+    if fs.exists(hpath):
+        fs.delete(hpath, True)

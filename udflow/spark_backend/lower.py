@@ -1,0 +1,318 @@
+"""Lowering a plan to PySpark DataFrames.
+
+    Source (parquet / CSV)      spark.read, columns renamed with the prefix
+    Source (rows)               createDataFrame with a schema inferred from every value
+    Match, fn=None              native inner equi-join (a None key matches nothing)
+    Cross, fn=None              native crossJoin
+    Filter                      mapInArrow: predicate per record, the batch filtered by the mask
+    Map                         mapInArrow: fn per record
+    Match / Cross with fn       the native join, then fn per joined row (mapInArrow)
+    Reduce                      groupBy(key).applyInArrow: fn once per group (None keys group together)
+    CoGroup                     groupBy(key).cogroup(groupBy(key)).applyInArrow
+    Custom                      its type's own `spark(...)`, or its `reference` per batch
+
+Two forms of a lowered node:
+
+- typed: one Spark column per field. Sources and native joins are typed; a
+  Python operator is typed when analysis shows it writes no field (it filters
+  or projects), so its schema is its input's.
+- pickled: one binary column holding each record pickled ("blob"). Any other
+  Python operator produces this: Spark needs a schema before it runs, and the
+  types of the fields a function creates are not known until it has run. Python
+  operators read pickled input as easily as typed input, and a Reduce groups
+  pickled records on a column of their key's canonical bytes
+  (`udf.group_key`), so a chain of Python operators never needs a schema.
+
+Only a consumer that needs columns (a native join, a CoGroup, `to_dataframe`,
+`write`) turns a pickled node into a typed one (`typed`): the node's output is
+persisted, a sample of it gives the schema (`schema.output_schema`; carried-over
+fields keep their Spark type), and a decoding step reads the cached records
+into typed columns; nothing upstream is computed twice. `collect` reads the
+pickled records directly. `Lowering` remembers what it persisted so that
+`collect`/`write` can release it.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import pickle
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_schema
+from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
+
+from udflow.errors import UdflowError
+from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
+from udflow.spark_backend import udf as executor
+from udflow.spark_backend.schema import declared_types, missing_type_error, output_schema, rows_schema
+from udflow.spark_backend.udf import BLOB, KEY, Encoder, Udf, translated
+
+SAMPLE_SIZE = 1000
+BLOB_SCHEMA = StructType([StructField(BLOB, BinaryType(), False)])
+KEYED_BLOB_SCHEMA = StructType([StructField(KEY, BinaryType(), False), StructField(BLOB, BinaryType(), False)])
+JOIN_HINTS = ("broadcast_left", "broadcast_right", "shuffle")
+
+
+def col(name: str) -> Column:
+    """A column by its exact name (dots and other characters included)."""
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """A node's DataFrame; `pickled` when it is one blob column (plus KEY when keyed)."""
+
+    df: DataFrame
+    pickled: bool
+    input_schema: Optional[StructType] = None  # pickled: the schema its fields may inherit
+
+
+class Lowering:
+    """One lowering of one plan: its session, its hints, and what it persisted."""
+
+    def __init__(self, spark: SparkSession, hints: Optional[dict] = None):
+        self.spark = spark
+        self.hints = dict(hints or {})
+        self.persisted: list[DataFrame] = []
+        self._done: dict[tuple[int, Optional[tuple]], Lowered] = {}
+        self._typed: dict[int, DataFrame] = {}
+
+    def release(self) -> None:
+        for df in self.persisted:
+            df.unpersist()
+        self.persisted.clear()
+
+    def lower(self, node: Node, key: Optional[tuple[str, ...]] = None) -> Lowered:
+        """`node` lowered; `key` asks a pickled node to carry its records' group key too."""
+        memo = (id(node), key)
+        if memo not in self._done:
+            self._done[memo] = self._lower(node, key)
+        return self._done[memo]
+
+    def records(self, node: Node) -> list[dict]:
+        """Run the plan; its records on the driver."""
+        low = self.lower(node)
+        with translated():
+            table = low.df.toArrow()
+        return executor.read_rows(table, low.pickled)
+
+    def typed(self, node: Node) -> DataFrame:
+        """`node` as one Spark column per field."""
+        low = self.lower(node)
+        if not low.pickled:
+            return low.df
+        if id(node) not in self._typed:
+            self._typed[id(node)] = self._decode(node, low)
+        return self._typed[id(node)]
+
+    def _lower(self, node: Node, key: Optional[tuple]) -> Lowered:
+        if isinstance(node, Source):
+            return Lowered(self.source(node), pickled=False)
+        if isinstance(node, Map):
+            return self.map(node, key)
+        if isinstance(node, Reduce):
+            return self.reduce(node, key)
+        if isinstance(node, Match):
+            return self.match(node, key)
+        if isinstance(node, Cross):
+            return self.cross(node, key)
+        if isinstance(node, CoGroup):
+            return self.cogroup(node, key)
+        if isinstance(node, Custom):
+            return self.custom(node, key)
+        raise UdflowError(f"{node.label}: the Spark backend cannot lower a {type(node).__name__}")
+
+    # -- sources -------------------------------------------------------------
+
+    def source(self, node: Source) -> DataFrame:
+        if node.path is None:
+            schema = rows_schema(node.label, node.fields, list(node.rows))
+            doubles = {f.name for f in schema.fields if isinstance(f.dataType, DoubleType)}
+            data = [
+                tuple(float(r.get(f)) if f in doubles and r.get(f) is not None else r.get(f) for f in node.fields)
+                for r in node.rows
+            ]
+            return self.spark.createDataFrame(data, schema)
+        if node.format == "csv":
+            df = self.spark.read.option("header", "true").csv(node.path)
+        else:
+            df = self.spark.read.parquet(node.path)
+        return df.select([col(c).alias(node.prefix + c) for c in node.columns])
+
+    # -- unary ---------------------------------------------------------------
+
+    def map(self, node: Map, key: Optional[tuple]) -> Lowered:
+        udf = Udf(node.label, function_location(node.fn), node.fn, "map")
+        if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
+            inp = self.lower(node.input, key)
+            df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled), inp.df.schema)
+            return Lowered(df, inp.pickled, inp.input_schema)
+        inp = self.lower(node.input)
+        return self._python(
+            node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
+        )
+
+    def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
+        udf = Udf(node.label, function_location(node.fn), node.fn, "reduce")
+        inp = self.lower(node.input)
+        if inp.pickled:
+            inp = self.lower(node.input, node.key)
+            grouped = inp.df.groupBy(col(KEY))
+        else:
+            grouped = inp.df.groupBy(*[col(k) for k in node.key])
+        run = executor.reduce_groups
+        return self._python(
+            node, udf, inp, key, lambda enc, schema: grouped.applyInArrow(run(udf, node.key, inp.pickled, enc), schema)
+        )
+
+    def custom(self, node: Custom, key: Optional[tuple]) -> Lowered:
+        op = node.op_type
+        if op.spark is not None:
+            return Lowered(op.spark([self.typed(c) for c in node.inputs], node.param_dict), pickled=False)
+        if not (op.arity == 1 and op.record_at_a_time):
+            raise UdflowError(
+                f"{node.label}: operator type {op.name!r} has no Spark lowering; give it `spark=`, "
+                "or declare it `record_at_a_time=True` to run its `reference` on each batch"
+            )
+        params, reference = node.param_dict, op.reference
+        udf = Udf(node.label, function_location(reference), lambda bags: reference(bags, params), "custom")
+        inp = self.lower(node.inputs[0])
+        run = executor.custom_partitions
+        return self._python(
+            node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(run(udf, inp.pickled, enc), schema)
+        )
+
+    # -- binary --------------------------------------------------------------
+
+    def match(self, node: Match, key: Optional[tuple]) -> Lowered:
+        left, right = self._hinted(node)
+        on = functools.reduce(operator.and_, [col(a) == col(b) for a, b in zip(node.left_key, node.right_key)])
+        return self._pairs(node, left, left.join(right, on, "inner"), key)
+
+    def cross(self, node: Cross, key: Optional[tuple]) -> Lowered:
+        left, right = self._hinted(node)
+        return self._pairs(node, left, left.crossJoin(right), key)
+
+    def _pairs(self, node: Match | Cross, left: DataFrame, joined: DataFrame, key: Optional[tuple]) -> Lowered:
+        if node.fn is None:
+            return Lowered(joined, pickled=False)  # concatenation {**l, **r}: the join's own output
+        udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
+        inp = Lowered(joined, pickled=False)
+        run = executor.map_partitions
+        return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
+
+    def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
+        left, right = self.typed(node.left), self.typed(node.right)
+        udf = Udf(node.label, function_location(node.fn), node.fn, "cogroup")
+        groups = left.groupBy(*[col(k) for k in node.left_key]).cogroup(
+            right.groupBy(*[col(k) for k in node.right_key])
+        )
+        keys = (node.left_key, node.right_key)
+        inp = Lowered(left, pickled=False, input_schema=StructType(left.schema.fields + right.schema.fields))
+        run = executor.cogroup_groups
+        return self._python(node, udf, inp, key, lambda enc, schema: groups.applyInArrow(run(udf, keys, enc), schema))
+
+    def _hinted(self, node: Match | Cross) -> tuple[DataFrame, DataFrame]:
+        left, right = self.typed(node.left), self.typed(node.right)
+        hint = self.hints.get(node.label)
+        if hint is None:
+            return left, right
+        if hint == "broadcast_left":
+            return F.broadcast(left), right
+        if hint == "broadcast_right":
+            return left, F.broadcast(right)
+        if hint == "shuffle":
+            return left.hint("shuffle_merge"), right
+        raise UdflowError(f"{node.label}: unknown join hint {hint!r}; use one of {', '.join(JOIN_HINTS)}")
+
+    # -- Python operators ------------------------------------------------------
+
+    def _python(
+        self,
+        node: Node,
+        udf: Udf,
+        inp: Lowered,
+        key: Optional[tuple],
+        apply: Callable[[Encoder, StructType], DataFrame],
+    ) -> Lowered:
+        """Typed when the input is typed and analysis shows the output keeps its columns; else pickled."""
+        schema = inp.input_schema or inp.df.schema
+        if not inp.pickled:
+            kept = _carried_schema(node, schema)
+            if kept is not None:
+                return Lowered(apply(self._encoder(udf, kept), kept), pickled=False)
+        blob_schema = BLOB_SCHEMA if key is None else KEYED_BLOB_SCHEMA
+        return Lowered(apply(Encoder(udf, None, key), blob_schema), pickled=True, input_schema=schema)
+
+    def _decode(self, node: Node, low: Lowered) -> DataFrame:
+        """Pickled records -> typed columns, the schema taken from a sample of them."""
+        blobs = self._persist(low.df)
+        with translated():
+            sample = [pickle.loads(r[0]) for r in blobs.select(BLOB).limit(SAMPLE_SIZE).collect()]
+        fn = node.function
+        location = function_location(fn) if not isinstance(node, Custom) else node.op_type.name
+        schema, missing = output_schema(
+            node.label,
+            location,
+            sample,
+            complete=len(sample) < SAMPLE_SIZE,
+            input_schema=low.input_schema or StructType([]),
+            known_fields=_known_fields(node),
+            declared=declared_types(fn) if fn is not None else {},
+        )
+        if schema is None:
+            raise missing_type_error(node.label, location, missing, len(sample))
+        udf = Udf(node.label, location, fn, node.kind)
+        return blobs.mapInArrow(executor.map_partitions(_identity(udf), True, self._encoder(udf, schema)), schema)
+
+    def _persist(self, df: DataFrame) -> DataFrame:
+        """`df` cached; its plan may still coalesce partitions adaptively (it is small or pickled)."""
+        conf = self.spark.conf
+        flag = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
+        before = conf.get(flag, None)
+        conf.set(flag, "true")
+        try:
+            cached = df.persist()
+        finally:
+            conf.unset(flag) if before is None else conf.set(flag, before)
+        self.persisted.append(cached)
+        return cached
+
+    def _encoder(self, udf: Udf, schema: StructType) -> Encoder:
+        return Encoder(udf, to_arrow_schema(schema, timezone=self._timezone()))
+
+    def _timezone(self) -> str:
+        return self.spark.conf.get("spark.sql.session.timeZone") or "UTC"
+
+
+def _identity(udf: Udf) -> Udf:
+    return Udf(udf.label, udf.location, lambda r: r, "map")
+
+
+def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType]:
+    """The input's schema, projected, when analysis shows the function writes no field."""
+    if isinstance(node, Custom):
+        return None
+    try:
+        from udflow.flow import properties_of
+
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis result: the output stays pickled
+        return None
+    out = props.output_fields
+    if props.writes or out is None or not out <= set(input_schema.names):
+        return None
+    return StructType([f for f in input_schema.fields if f.name in out])
+
+
+def _known_fields(node: Node) -> Optional[frozenset[str]]:
+    try:
+        from udflow.flow import output_fields
+
+        return output_fields(node)
+    except Exception:  # noqa: BLE001 - unknown is a valid answer
+        return None

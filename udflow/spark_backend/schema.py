@@ -1,0 +1,217 @@
+"""Spark types for Python values, and the output schema of a Python operator.
+
+Spark needs the schema of a Python operator's output before it runs. Fields an
+operator carries over keep their Spark type; fields it creates (or retypes)
+get the type of the values it produced on a sample of its real input:
+
+    bool -> boolean   int -> bigint   float -> double    str -> string
+    Decimal -> decimal(38,18) (more scale if the sample needs it)   date -> date   datetime -> timestamp
+    bytes -> binary   int and float mixed -> double
+
+A field whose sampled values are all None has no type to infer; unless the
+sample is the whole output (then no row can carry a value), that is an error
+telling the user to declare the type with `@output_types(field="ddl type")`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+from pyspark.sql.types import (
+    BinaryType,
+    BooleanType,
+    ByteType,
+    DataType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+    _parse_datatype_string,
+)
+
+from udflow.errors import UdflowError
+
+NEW_DECIMAL = DecimalType(38, 18)
+_INT_RANGE = {
+    LongType: 63,
+    IntegerType: 31,
+    ShortType: 15,
+    ByteType: 7,
+}
+
+
+def output_types(**types: str) -> Callable:
+    """Decorator: declare the Spark types of fields a function creates, e.g.
+
+        @output_types(discount="decimal(15,2)", note="string")
+        def f(r): ...
+
+    Needed only when a sample of the input cannot show a value of the field.
+    """
+
+    def mark(fn: Callable) -> Callable:
+        fn.__udflow_output_types__ = dict(types)
+        return fn
+
+    return mark
+
+
+def declared_types(fn: Any) -> dict[str, str]:
+    return dict(getattr(fn, "__udflow_output_types__", None) or {})
+
+
+def type_of(value: Any) -> Optional[DataType]:
+    """The Spark type a Python value is stored as; None for None or an unsupported type."""
+    if isinstance(value, bool):
+        return BooleanType()
+    if isinstance(value, int):
+        return LongType()
+    if isinstance(value, float):
+        return DoubleType()
+    if isinstance(value, str):
+        return StringType()
+    if isinstance(value, decimal.Decimal):
+        return NEW_DECIMAL
+    if isinstance(value, datetime.datetime):
+        return TimestampType()
+    if isinstance(value, datetime.date):
+        return DateType()
+    if isinstance(value, (bytes, bytearray)):
+        return BinaryType()
+    return None
+
+
+def decimal_type_of(values: Iterable[decimal.Decimal]) -> DecimalType:
+    """The narrowest decimal(p, s) that holds every value exactly (for in-memory sources)."""
+    scale = digits = 0
+    for v in values:
+        sign, ds, exp = v.as_tuple()
+        scale = max(scale, -exp if isinstance(exp, int) else 0)
+        digits = max(digits, len(ds) + exp if isinstance(exp, int) else 0)
+    precision = max(1, digits + scale)
+    if precision > 38:
+        return NEW_DECIMAL
+    return DecimalType(precision, scale)
+
+
+def created_decimal_type(values: Iterable[decimal.Decimal]) -> DecimalType:
+    """decimal(38, 18), with more fraction digits when a sampled value needs them (and the
+    integer digits still fit): Decimal arithmetic easily produces 28 significant digits."""
+    exact = decimal_type_of(values)
+    int_digits = exact.precision - exact.scale
+    return DecimalType(38, max(NEW_DECIMAL.scale, min(exact.scale, 38 - int_digits)))
+
+
+def fits(value: Any, dtype: DataType) -> bool:
+    """Whether `value` can be stored in a column of `dtype` without changing it."""
+    if value is None:
+        return True
+    for int_type, bits in _INT_RANGE.items():
+        if isinstance(dtype, int_type):
+            return isinstance(value, int) and not isinstance(value, bool) and -(2**bits) <= value < 2**bits
+    if isinstance(dtype, (DoubleType, FloatType)):
+        return isinstance(value, float)
+    if isinstance(dtype, DecimalType):
+        if not isinstance(value, decimal.Decimal) or not value.is_finite():
+            return False
+        _, ds, exp = value.as_tuple()
+        return -exp <= dtype.scale and len(ds) + exp <= dtype.precision - dtype.scale
+    if isinstance(dtype, TimestampType):
+        return isinstance(value, datetime.datetime)
+    if isinstance(dtype, DateType):
+        return isinstance(value, datetime.date) and not isinstance(value, datetime.datetime)
+    expected = {BooleanType: bool, StringType: str, BinaryType: (bytes, bytearray)}
+    for t, py in expected.items():
+        if isinstance(dtype, t):
+            return isinstance(value, py)
+    return False
+
+
+def unify(label: str, field: str, values: list[Any], decimals: Callable = lambda vs: NEW_DECIMAL) -> DataType:
+    """One Spark type for the non-None `values` of `field`, or an error naming both."""
+    kinds: dict[str, DataType] = {}
+    for v in values:
+        t = type_of(v)
+        if t is None:
+            raise UdflowError(
+                f"{label}: field {field!r} holds a {type(v).__name__} ({v!r:.80}); the Spark backend "
+                "stores bool, int, float, str, Decimal, date, datetime and bytes"
+            )
+        kinds[t.simpleString()] = t
+    names = set(kinds)
+    if names == {"bigint", "double"}:
+        return DoubleType()
+    if len(names) > 1:
+        raise UdflowError(
+            f"{label}: field {field!r} holds values of different types ({', '.join(sorted(names))}); "
+            "a Spark column has one type, so convert them to one"
+        )
+    (only,) = kinds.values()
+    if isinstance(only, DecimalType):
+        return decimals([v for v in values if v is not None])
+    return only
+
+
+def rows_schema(label: str, fields: tuple[str, ...], rows: list[Mapping]) -> StructType:
+    """The schema of in-memory rows: every value is seen, so an all-None field may be a string."""
+    out = []
+    for f in fields:
+        values = [r.get(f) for r in rows if r.get(f) is not None]
+        dtype = unify(label, f, values, decimal_type_of) if values else StringType()
+        out.append(StructField(f, dtype, True))
+    return StructType(out)
+
+
+def output_schema(
+    label: str,
+    location: str,
+    sample: list[dict],
+    complete: bool,
+    input_schema: StructType,
+    known_fields: Optional[frozenset[str]],
+    declared: Mapping[str, str],
+) -> tuple[Optional[StructType], Optional[str]]:
+    """The schema of an operator's output from a sample of it, or (None, a field it cannot type).
+
+    `complete` says the sample is the operator's whole output (so an all-None
+    field cannot hold anything else). A field of the input keeps its type when
+    every sampled value fits it.
+    """
+    inherited = {f.name: f.dataType for f in input_schema.fields}
+    names: dict[str, None] = {}
+    for r in sample:
+        names.update(dict.fromkeys(r))
+    names.update(dict.fromkeys(sorted(known_fields or ())))
+    names.update(dict.fromkeys(declared))
+    out = []
+    for name in names:
+        values = [r[name] for r in sample if r.get(name) is not None]
+        if name in declared:
+            dtype = _parse_datatype_string(declared[name])
+        elif name in inherited and all(fits(v, inherited[name]) for v in values):
+            dtype = inherited[name]
+        elif values:
+            dtype = unify(label, name, values, created_decimal_type)
+        elif complete:
+            dtype = StringType()  # no record carries a value: any type holds them
+        else:
+            return None, name
+        out.append(StructField(name, dtype, True))
+    return StructType(out), None
+
+
+def missing_type_error(label: str, location: str, field: str, sample_size: int) -> UdflowError:
+    return UdflowError(
+        f"{label}: cannot infer the Spark type of field {field!r} created by {location}: "
+        f"it is None in every one of {sample_size} sampled output record(s). Declare its type on the "
+        f"function, e.g. `@udflow.spark_backend.output_types({field}=\"double\")`"
+    )
