@@ -9,11 +9,18 @@ from udflow.errors import (
 )
 from udflow.flow import Flow, source
 from udflow.analysis import analyze
+from udflow.engine import hint, optimize
+from udflow.analysis import annotate
+from udflow.batch.discovery import pipeline
 
 __all__ = [
     "Flow",
     "source",
     "analyze",
+    "optimize",
+    "hint",
+    "annotate",
+    "pipeline",
     "UdflowError",
     "FlowConstructionError",
     "UdfRuntimeError",
