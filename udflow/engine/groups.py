@@ -1,0 +1,265 @@
+"""The memo as equivalence classes (Cascades-style groups), for fast full and pruned search.
+
+`search.Search` computes Alts(D) per concrete subtree and asks the RuleBook
+about every tree it meets. Here the memo holds *groups*: sets of subtrees known
+to compute the same bag, each subtree written as a multi-expression
+
+    m = op(g1, ..., gk)        an operator over child groups
+
+so that `op` over *any* member of g1..gk belongs to m's group. A valid
+exchange is a bag-preserving rewrite, so its `after` tree joins the group of
+its `before` tree, and substituting one member of a group for another is
+sound whichever derivation found it (bag equality is symmetric).
+
+The RuleBook is asked once per (multi-expression, input position, root of that
+input): `op` over representatives of its child groups, with one child's root
+chosen among that child group's multi-expressions, which is what an exchange
+looks at (an operator and the root of one of its inputs; the paper's
+"at least one plan for each possible root node s of a sub-flow"). A group that
+gains a multi-expression re-triggers its parents.
+
+Afterwards the groups are either expanded into every plan (full enumeration,
+`plans()`), or costed bottom-up keeping the cheapest plan per root operator
+and interesting property (pruned search, `best()`), section 6's last
+paragraphs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Optional, Sequence
+
+from udflow.engine.memo import Interner
+from udflow.engine.search import Candidate
+from udflow.plan import Node, Source
+
+
+@dataclass
+class MExpr:
+    """An operator over child groups, and the certificates of the exchanges that derived it."""
+
+    op: Node  # the operator (its own inputs are some members of the child groups)
+    children: tuple[int, ...]
+    provenance: tuple = ()
+    rep: Optional[Node] = None
+    index: int = -1
+
+
+@dataclass
+class Group:
+    id: int
+    mexprs: list[MExpr] = field(default_factory=list)
+    parents: list[tuple[int, int]] = field(default_factory=list)  # (parent mexpr index, slot)
+
+
+class GroupSearch:
+    """Explores the groups of one flow with `exchanges(node)` (RuleBook.exchanges)."""
+
+    def __init__(
+        self,
+        exchanges: Callable[[Node], Sequence],
+        *,
+        interner: Optional[Interner] = None,
+        one_per_root: bool = False,
+    ):
+        """`one_per_root`: ask about an input group once per root *operator* rather than once per
+        multi-expression (the pruned search's exploration: one plan per possible root)."""
+        self._exchanges = exchanges
+        self.one_per_root = one_per_root
+        self.interner = interner or Interner()
+        self._parent: dict[int, int] = {}  # union-find over group ids
+        self.groups: dict[int, Group] = {}
+        self.mexprs: list[MExpr] = []
+        self._mexpr_group: list[int] = []
+        self._by_key: dict[tuple, int] = {}  # (operator key, child groups) -> mexpr index
+        self._tree_group: dict[int, int] = {}  # interned tree id -> group
+        self._tasks: deque = deque()
+        self._done: set[tuple[int, int, int]] = set()
+        self._asked: dict[int, tuple] = {}
+        self.exchange_calls = 0
+        self.exchange_seconds = 0.0  # time spent inside the RuleBook
+
+    # -- groups --------------------------------------------------------------------
+
+    def find(self, g: int) -> int:
+        while self._parent[g] != g:
+            self._parent[g] = self._parent[self._parent[g]]
+            g = self._parent[g]
+        return g
+
+    def group_of_mexpr(self, index: int) -> int:
+        return self.find(self._mexpr_group[index])
+
+    def _new_group(self) -> int:
+        g = len(self._parent)
+        self._parent[g] = g
+        self.groups[g] = Group(g)
+        return g
+
+    def insert(self, tree: Node, into: Optional[int] = None, provenance: tuple = ()) -> int:
+        """The group of `tree` (created or found); with `into`, the tree is known to belong there."""
+        tree_id = self.interner.id_of(tree)
+        known = self._tree_group.get(tree_id)
+        if known is not None:
+            known = self.find(known)
+            return known if into is None else self._merge(known, self.find(into))
+        children = tuple(self.insert(c) for c in tree.inputs)
+        key = (self.interner.operator_of(tree), children)
+        index = self._by_key.get(key)
+        if index is not None:
+            g = self.group_of_mexpr(index)
+            if into is not None:
+                g = self._merge(g, self.find(into))
+        else:
+            g = self.find(into) if into is not None else self._new_group()
+            self._add_mexpr(g, MExpr(tree, children, provenance), key)
+        self._tree_group[tree_id] = g
+        return g
+
+    def _add_mexpr(self, g: int, m: MExpr, key: tuple) -> None:
+        index = len(self.mexprs)
+        m.index = index
+        self.mexprs.append(m)
+        self._mexpr_group.append(g)
+        self._by_key[key] = index
+        group = self.groups[g]
+        group.mexprs.append(m)
+        for slot, child in enumerate(m.children):
+            self.groups[self.find(child)].parents.append((index, slot))
+        # this expression against every root of each input ...
+        for slot, child in enumerate(m.children):
+            for cm in self.groups[self.find(child)].mexprs:
+                self._tasks.append((index, slot, cm.index))
+        # ... and every parent against this new root
+        for parent, slot in group.parents:
+            self._tasks.append((parent, slot, index))
+
+    def _merge(self, a: int, b: int) -> int:
+        a, b = self.find(a), self.find(b)
+        if a == b:
+            return a
+        keep, gone = (a, b) if a < b else (b, a)
+        self._parent[gone] = keep
+        kept, lost = self.groups[keep], self.groups.pop(gone)
+        for m in lost.mexprs:
+            kept.mexprs.append(m)
+            for parent, slot in kept.parents:
+                self._tasks.append((parent, slot, m.index))
+        for parent, slot in lost.parents:
+            for m in kept.mexprs:
+                self._tasks.append((parent, slot, m.index))
+        kept.parents.extend(lost.parents)
+        return keep
+
+    # -- exploration -------------------------------------------------------------------
+
+    def explore(self, root: Node) -> int:
+        """Saturate the groups reachable from `root` under the RuleBook's exchanges; the root group."""
+        top = self.insert(root)
+        while self._tasks:
+            task = self._tasks.popleft()
+            index, slot, child_index = task
+            m, cm = self.mexprs[index], self.mexprs[child_index]
+            if self.one_per_root:
+                task = (index, slot, cm.op.label)
+            if task in self._done:
+                continue
+            self._done.add(task)
+            inputs = [self.representative_of_group(c) for c in m.children]
+            inputs[slot] = self.representative(cm)
+            tree = self.interner.rebuild(m.op, tuple(inputs))
+            g = self.group_of_mexpr(index)
+            for exchange in self._ask(tree):
+                self.insert(exchange.after, into=g, provenance=m.provenance + cm.provenance + (exchange.certificate,))
+        return self.find(top)
+
+    def _ask(self, tree: Node) -> tuple:
+        key = self.interner.id_of(tree)
+        found = self._asked.get(key)
+        if found is None:
+            self.exchange_calls += 1
+            started = time.perf_counter()
+            found = tuple(self._exchanges(tree))
+            self.exchange_seconds += time.perf_counter() - started
+            self._asked[key] = found
+        return found
+
+    def representative(self, m: MExpr) -> Node:
+        if m.rep is None:
+            if not m.children:
+                m.rep = m.op
+            else:
+                m.rep = self.interner.rebuild(m.op, tuple(self.representative_of_group(c) for c in m.children))
+        return m.rep
+
+    def representative_of_group(self, g: int) -> Node:
+        return self.representative(self.groups[self.find(g)].mexprs[0])
+
+    # -- results ---------------------------------------------------------------------
+
+    def plans(self, g: int) -> list[Candidate]:
+        """Every plan of the group, each with the certificates that derived its operators' placement."""
+        memo: dict[int, list[Candidate]] = {}
+
+        def expand(g: int) -> list[Candidate]:
+            g = self.find(g)
+            if g in memo:
+                return memo[g]
+            out: list[Candidate] = []
+            for m in self.groups[g].mexprs:
+                if not m.children:
+                    out.append(Candidate(m.op, m.provenance))
+                    continue
+                combos: list[tuple[tuple[Node, ...], tuple]] = [((), m.provenance)]
+                for c in m.children:
+                    combos = [
+                        (nodes + (alt.node,), _merge_chains(chain, alt.chain))
+                        for nodes, chain in combos
+                        for alt in expand(c)
+                    ]
+                out.extend(Candidate(self.interner.rebuild(m.op, nodes), chain) for nodes, chain in combos)
+            # Two groups may hold the same tree when the exchanges that would merge them were
+            # never materialised; a plan is a tree, so keep each tree once.
+            unique = {self.interner.id_of(c.node): c for c in reversed(out)}
+            memo[g] = out = [unique[i] for i in dict.fromkeys(self.interner.id_of(c.node) for c in out)]
+            return out
+
+        return expand(g)
+
+    def best(self, g: int, cost: Callable[[Node], float], prop: Callable[[Node], Hashable]) -> list[Candidate]:
+        """Per group, the cheapest plan per (root operator, interesting property), bottom-up."""
+        memo: dict[int, list[Candidate]] = {}
+
+        def solve(g: int) -> list[Candidate]:
+            g = self.find(g)
+            if g in memo:
+                return memo[g]
+            kept: dict[Hashable, tuple[float, Candidate]] = {}
+            for m in self.groups[g].mexprs:
+                combos: list[tuple[tuple[Node, ...], tuple]] = [((), m.provenance)]
+                for c in m.children:
+                    combos = [
+                        (nodes + (alt.node,), _merge_chains(chain, alt.chain))
+                        for nodes, chain in combos
+                        for alt in solve(c)
+                    ]
+                for nodes, chain in combos:
+                    tree = self.interner.rebuild(m.op, nodes) if nodes else m.op
+                    slot = (m.op.label, prop(tree))
+                    c_ = cost(tree)
+                    if slot not in kept or c_ < kept[slot][0]:
+                        kept[slot] = (c_, Candidate(tree, chain))
+            memo[g] = [cand for _, cand in sorted(kept.values(), key=lambda t: t[0])]
+            return memo[g]
+
+        return solve(g)
+
+
+def _merge_chains(a: tuple, b: tuple) -> tuple:
+    """`a` then the certificates of `b` not already in `a` (the same exchange can feed two parts)."""
+    if not b:
+        return a
+    seen = {id(x) for x in a}
+    return a + tuple(x for x in b if id(x) not in seen)

@@ -1,0 +1,149 @@
+"""`uf.optimize`: statistics -> sampling -> RuleBook -> search -> costs -> `Optimized`.
+
+    flow ──▶ source statistics (parquet metadata, key distinct counts)
+         ──▶ function profiles (each function run on a sample of its real input)
+         ──▶ RuleBook(flow) : exchanges(subtree) with certificates
+         ──▶ Search: full enumeration (Algorithm 1 + memo) up to FULL_LIMIT operators,
+                     pruned (cheapest per memo entry and interesting property) beyond
+         ──▶ CostModel: every alternative costed, join strategies chosen
+         ──▶ Optimized(best, original, alternatives ranked by cost, certificates)
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from udflow.engine.cost import CostModel
+from udflow.engine.memo import Interner
+from udflow.engine.optimized import Alternative, Alternatives, Optimized
+from udflow.engine.groups import GroupSearch
+from udflow.engine.search import Candidate, Search
+from udflow.engine.statistics import (
+    DEFAULT_SAMPLE_SIZE,
+    key_fields_of,
+    profile_functions,
+    source_statistics,
+)
+from udflow.errors import OptimizationError
+from udflow.flow import Flow
+from udflow.plan import Node, Source
+
+FULL_LIMIT = 10  # operators; full enumeration is exponential beyond (Q7 has 8)
+MODES = ("auto", "full", "pruned", "exact")
+PROPERTIES = ("analysis", "manual")
+
+
+def optimize(
+    flow: Flow,
+    *,
+    properties: str = "analysis",
+    spark: Any = None,
+    mode: str = "auto",
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    profiles: Optional[dict] = None,
+    full_limit: int = FULL_LIMIT,
+) -> Optimized:
+    """Every valid reordering of `flow` (or the best per interesting property), costed; see `Optimized`.
+
+    `properties`: "analysis" (static analysis of the functions) or "manual"
+    (`@uf.annotate`). `mode`: "auto" enumerates fully up to FULL_LIMIT
+    operators (`full_limit`) and prunes beyond; "full" or "pruned" force one; "exact" is
+    Algorithm 1 on concrete trees, asking the RuleBook about every tree (the
+    reference the group search is tested against). `profiles`
+    reuses function profiles of an earlier run (skips sampling). `spark` is
+    accepted for symmetry with `collect`; statistics never need a Spark job.
+    """
+    if not isinstance(flow, Flow):
+        raise OptimizationError(f"optimize takes a Flow, got {type(flow).__name__}")
+    if properties not in PROPERTIES:
+        raise OptimizationError(f"properties must be one of {PROPERTIES}, got {properties!r}")
+    if mode not in MODES:
+        raise OptimizationError(f"mode must be one of {MODES}, got {mode!r}")
+    from udflow.rules import RuleBook
+
+    root = flow.root
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    sources = statistics_of(root)
+    timings["statistics"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    if profiles is None:
+        profiles = profile_functions(root, sample_size)
+    timings["sampling"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    interner = Interner()
+    model = CostModel(sources, profiles, interner)
+    operators = sum(1 for n in root.walk() if not isinstance(n, Source))
+    if mode == "auto":
+        mode = "full" if operators <= full_limit else "pruned"
+    with RuleBook(root, properties=properties) as book:
+        timings["rules_setup"] = time.perf_counter() - started  # facts, Datalog, Z3 key queries
+        started = time.perf_counter()
+        candidates, considered, asked = _search(root, book, interner, model, mode)
+    timings["search"] = time.perf_counter() - started
+    timings["rulebook"] = asked  # the part of "search" spent inside RuleBook.exchanges
+
+    started = time.perf_counter()
+    if not any(interner.id_of(c.node) == interner.id_of(root) for c in candidates):
+        candidates = [Candidate(root, ())] + list(candidates)  # pruned away: the user's plan is always shown
+    ranked = rank(candidates, model)
+    timings["costing"] = time.perf_counter() - started
+
+    root_id = interner.id_of(root)
+    original = next(a for a in ranked if interner.id_of(a.node) == root_id)
+
+    def why_not(a: str, b: str):
+        with RuleBook(root, properties=properties) as book:
+            return book.why_not(a, b)
+
+    return Optimized(
+        original=original,
+        alternatives=Alternatives(ranked, mode, considered),
+        model=model,
+        properties=properties,
+        timings=timings,
+        why_not=why_not,
+        profiles=profiles,
+    )
+
+
+def _search(root: Node, book, interner: Interner, model: CostModel, mode: str) -> tuple[list[Candidate], int, float]:
+    """The candidates of one mode, how many trees the search looked at, and the time in the RuleBook."""
+    if mode == "exact":
+        search = Search(book.exchanges, interner=interner)
+        found = search.alternatives(root)
+        return found, len(found), search.exchange_seconds
+    groups = GroupSearch(book.exchanges, interner=interner, one_per_root=mode == "pruned")
+    top = groups.explore(root)
+    if mode == "full":
+        found = groups.plans(top)
+        return found, len(found), groups.exchange_seconds
+    found = groups.best(top, model.cost, model.partitioning)
+    return found, len(groups.mexprs), groups.exchange_seconds
+
+
+def statistics_of(root: Node) -> dict:
+    """Per source label: its statistics, with distinct counts of every key field of the flow."""
+    keys = key_fields_of(root)
+    return {n.label: source_statistics(n, keys) for n in root.walk() if isinstance(n, Source)}
+
+
+def rank(candidates: list[Candidate], model: CostModel) -> list[Alternative]:
+    """Cost every candidate and sort, cheapest first; ties keep enumeration order (original first)."""
+    costed = sorted(
+        ((model.cost(c.node), i, c) for i, c in enumerate(candidates)), key=lambda t: (t[0], t[1])
+    )
+    return [
+        Alternative(
+            node=c.node,
+            cost=cost,
+            rank=r,
+            certificates=c.chain,
+            estimate=model.estimate(c.node),
+            model=model,
+        )
+        for r, (cost, _, c) in enumerate(costed, 1)
+    ]

@@ -1,0 +1,323 @@
+"""`Optimized`: the result of `uf.optimize`, and how it explains itself.
+
+    opt = uf.optimize(flow)
+    opt.best            the cheapest plan, a Flow whose hints carry its join strategies
+    opt.original        the plan as written (costed the same way, with its own hints)
+    opt.alternatives    every plan considered, cheapest first; .mode is "full" or "pruned"
+    opt.certificates    the certificates of the exchanges that turn original into best
+    opt.why_not(a, b)   why two operators may or may not be exchanged
+    opt.explain()       both plans with estimated rows, the rewrites and their facts
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import networkx as nx
+
+from udflow.engine.cost import CostModel, Estimate
+from udflow.flow import Flow, properties_of
+from udflow.plan import Cross, Match, Node, draw
+
+
+MAX_FACTS = 10  # facts shown per rewrite in explain; the certificate holds them all
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One valid reordering: its plan, estimated cost, rank and the certificates that prove it."""
+
+    node: Node
+    cost: float
+    rank: int  # 1 = cheapest
+    certificates: tuple = ()
+    estimate: Optional[Estimate] = field(default=None, compare=False, repr=False)
+    model: Optional[CostModel] = field(default=None, compare=False, repr=False)
+
+    @property
+    def hints(self) -> tuple[tuple[str, str], ...]:
+        """The physical strategy of every Match and Cross, as the Flow's Spark hints."""
+        return tuple(sorted(self.model.strategies(self.node).items())) if self.model else ()
+
+    @property
+    def flow(self) -> Flow:
+        """The plan as a Flow, with its physical strategies as Spark hints."""
+        return Flow(self.node, hints=self.hints)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return tuple(c.rule for c in self.certificates)
+
+    def collect(self, engine: str = "spark", spark: Any = None) -> list[dict]:
+        return self.flow.collect(engine=engine, spark=spark)
+
+    def __str__(self) -> str:
+        return f"#{self.rank} cost {self.cost:.4g}\n{draw(self.node)}"
+
+
+class Alternatives(tuple):
+    """The alternatives, cheapest first. `mode`: "full" (every valid reordering) or "pruned"
+    (the cheapest per memo entry and interesting property); `considered`: trees costed."""
+
+    mode: str
+    considered: int
+
+    def __new__(cls, items, mode: str, considered: int):
+        self = super().__new__(cls, items)
+        self.mode = mode
+        self.considered = considered
+        return self
+
+
+class Optimized:
+    """What `uf.optimize` returns; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        original: Alternative,
+        alternatives: Alternatives,
+        model: CostModel,
+        properties: str,
+        timings: dict[str, float],
+        why_not: Callable[[str, str], Any],
+        profiles: dict,
+    ) -> None:
+        self._original = original
+        self.alternatives = alternatives
+        self.model = model
+        self.properties = properties
+        self.timings = timings
+        self._why_not = why_not
+        self.profiles = profiles
+
+    # -- the results -------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self.alternatives.mode
+
+    @property
+    def chosen(self) -> Alternative:
+        return self.alternatives[0]
+
+    @property
+    def best(self) -> Flow:
+        return self.chosen.flow
+
+    @property
+    def original(self) -> Flow:
+        return self._original.flow
+
+    @property
+    def original_alternative(self) -> Alternative:
+        return self._original
+
+    @property
+    def certificates(self) -> tuple:
+        return self.chosen.certificates
+
+    @property
+    def speedup(self) -> float:
+        """Estimated cost of the plan as written over the chosen plan's."""
+        return self._original.cost / self.chosen.cost if self.chosen.cost else 1.0
+
+    def why_not(self, a: Any, b: Any):
+        """The RuleBook's verdict on exchanging operators `a` and `b` (labels or plan nodes)."""
+        return self._why_not(_label(a), _label(b))
+
+    # -- explain -------------------------------------------------------------------
+
+    def explain(self) -> str:
+        chosen, original = self.chosen, self._original
+        lines = [
+            f"udflow optimizer: {len(self.alternatives)} alternatives considered "
+            f"({self.mode} enumeration, properties={self.properties})",
+            f"estimated cost: as written {original.cost:.4g} s, chosen {chosen.cost:.4g} s "
+            f"({self.speedup:.2f}x cheaper); the plan as written ranks #{original.rank}",
+            "",
+            f"Plan as written (rank #{original.rank}, estimated cost {original.cost:.4g} s):",
+            self._tree(original.node),
+            "",
+            f"Chosen plan (rank #1, estimated cost {chosen.cost:.4g} s):",
+            self._tree(chosen.node),
+            "",
+        ]
+        if not chosen.certificates:
+            lines.append("No rewrite applied: the plan as written is the cheapest.")
+        else:
+            lines.append(f"Rewrites applied ({len(chosen.certificates)}):")
+            for i, cert in enumerate(chosen.certificates, 1):
+                lines.extend(self._rewrite(i, cert))
+        lines.append("")
+        lines.append(self._cost_breakdown(original, chosen))
+        return "\n".join(lines)
+
+    def _tree(self, root: Node) -> str:
+        written = {n.label: n for n in self._original.node.walk()}
+
+        def note(n: Node) -> str:
+            est = self.model.estimate(n)
+            text = f"~{_count(est.rows)} rows"
+            key = getattr(n, "key", None)
+            if key is not None and getattr(written.get(n.label), "key", key) != key:
+                text = f"key rewritten to {','.join(key)}, " + text
+            if isinstance(n, (Match, Cross)) and est.strategy:
+                text += f", {est.strategy}"
+            return f"[{text}]"
+
+        return _indent(draw(root, annotate=note), "  ")
+
+    def _rewrite(self, i: int, cert) -> list[str]:
+        operators = tuple(getattr(cert, "operators", ()))
+        out = [f"  {i}. {cert.rule}: {' <-> '.join(operators)}"]
+        facts = tuple(getattr(cert, "facts", ()))
+        # the facts that carry the argument first (fields, keys, emit bounds), then the rest
+        telling = [f for f in facts if not f.startswith(("kind(", "pure(", "copies(", "contains("))]
+        for fact in telling[:MAX_FACTS]:
+            out.append(f"       fact  {fact}")
+        if len(facts) > min(len(telling), MAX_FACTS):
+            out.append(f"       (+{len(facts) - min(len(telling), MAX_FACTS)} more facts in the certificate)")
+        for query, answer in getattr(cert, "smt", ()):
+            comments = [ln.strip("; ").strip() for ln in query.splitlines()
+                        if ln.strip().startswith(";") and "generated from" not in ln]
+            what = comments[0][:70] if comments else f"{len(query.splitlines())} lines of SMT-LIB"
+            out.append(f"       z3    {answer}: {what}")
+        out.extend(f"       {line}" for line in self._evidence(operators, getattr(cert, "facts", ())))
+        return out
+
+    def _evidence(self, operators, facts) -> list[str]:
+        """Source lines behind the fields the certificate's facts name, per operator involved."""
+        fields = set()
+        for fact in facts:
+            fields.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", fact))
+        out = []
+        for label in operators:
+            node = self._node(label)
+            if node is None or getattr(node, "fn", None) is None:
+                continue
+            try:
+                props = properties_of(node, manual=self.properties == "manual")
+            except Exception:  # evidence is a courtesy of explain; never fail on it
+                continue
+            shown = [str(e) for e in props.evidence if e.field is None or e.field in fields][:6]
+            if shown:
+                out.append(f"source {label}: {props.location}")
+                out.extend(f"         {line}" for line in shown)
+        return out
+
+    def _node(self, label: str) -> Optional[Node]:
+        for n in self._original.node.walk():
+            if n.label == label:
+                return n
+        return None
+
+    def _cost_breakdown(self, original: Alternative, chosen: Alternative) -> str:
+        rows = [("", "as written", "chosen")]
+        for name, get in (
+            ("estimated cost (s)", lambda e: f"{e.cost:.4g}"),
+            ("Python calls", lambda e: _count(e.python_calls)),
+            ("bytes shuffled", lambda e: _count(e.shuffled)),
+            ("bytes broadcast", lambda e: _count(e.broadcast)),
+            ("output rows", lambda e: _count(e.rows)),
+        ):
+            rows.append((name, get(self.model.estimate(original.node)), get(self.model.estimate(chosen.node))))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        table = ["  ".join(c.rjust(w) if j else c.ljust(w) for j, (c, w) in enumerate(zip(r, widths))) for r in rows]
+        timing = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in self.timings.items())
+        return "Estimates:\n" + _indent("\n".join(table), "  ") + f"\nOptimizer time: {timing}"
+
+    # -- pictures ----------------------------------------------------------------
+
+    def to_networkx(self) -> nx.DiGraph:
+        """Both plans in one graph: nodes `original/<label>` and `chosen/<label>`, edges input -> consumer."""
+        graph = nx.DiGraph()
+        for prefix, alt in (("original", self._original), ("chosen", self.chosen)):
+            for n in alt.node.walk():
+                est = self.model.estimate(n)
+                graph.add_node(
+                    f"{prefix}/{n.label}", plan=prefix, label=n.describe(), rows=est.rows,
+                    kind=n.kind, strategy=est.strategy or "",
+                )
+                for child in n.inputs:
+                    graph.add_edge(f"{prefix}/{child.label}", f"{prefix}/{n.label}")
+        return graph
+
+    def to_dot(self) -> str:
+        """Graphviz DOT: the plan as written and the chosen plan side by side, data flowing up."""
+        graph = self.to_networkx()
+        out = ["digraph udflow {", "  rankdir=BT;", '  node [shape=box, fontname="Helvetica"];']
+        titles = {
+            "original": f"as written (est. {self._original.cost:.3g} s)",
+            "chosen": f"chosen (est. {self.chosen.cost:.3g} s)",
+        }
+        for i, plan in enumerate(("original", "chosen")):
+            out.append(f"  subgraph cluster_{i} {{")
+            out.append(f"    label={_dot_string(titles[plan])};")
+            for name, data in graph.nodes(data=True):
+                if data["plan"] != plan:
+                    continue
+                text = f"{data['label']}\\n~{_count(data['rows'])} rows"
+                if data["strategy"]:
+                    text += f"\\n{data['strategy']}"
+                shape = ", shape=cylinder" if data["kind"] == "source" else ""
+                out.append(f"    {_dot_string(name)} [label={_dot_string(text, raw=True)}{shape}];")
+            out.append("  }")
+        for a, b in graph.edges():
+            out.append(f"  {_dot_string(a)} -> {_dot_string(b)};")
+        out.append("}")
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        def block(title: str, alt: Alternative) -> str:
+            return (
+                f"<div style='flex:1'><b>{html.escape(title)}</b> (est. {alt.cost:.4g} s)"
+                f"<pre>{html.escape(self._tree(alt.node))}</pre></div>"
+            )
+
+        rewrites = "".join(
+            f"<li><code>{html.escape(c.rule)}</code>: {html.escape(' <-> '.join(c.operators))}</li>"
+            for c in self.certificates
+        ) or "<li>none: the plan as written is the cheapest</li>"
+        return (
+            f"<div><p>{len(self.alternatives)} alternatives ({self.mode}); "
+            f"estimated speed-up {self.speedup:.2f}x</p>"
+            f"<div style='display:flex;gap:2em'>{block('As written', self._original)}"
+            f"{block('Chosen', self.chosen)}</div><p>Rewrites:</p><ol>{rewrites}</ol></div>"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<Optimized: {len(self.alternatives)} alternatives ({self.mode}), "
+            f"estimated {self.speedup:.2f}x cheaper than as written>"
+        )
+
+
+def _label(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, Node):
+        return x.label
+    raise TypeError(f"why_not takes operator labels or plan nodes, got {type(x).__name__}")
+
+
+def _count(x: float) -> str:
+    if x >= 1e9:
+        return f"{x / 1e9:.3g}G"
+    if x >= 1e6:
+        return f"{x / 1e6:.3g}M"
+    if x >= 1e4:
+        return f"{x / 1e3:.3g}k"
+    return f"{x:.3g}" if x < 10 else f"{x:.0f}"
+
+
+def _indent(text: str, pad: str) -> str:
+    return "\n".join(pad + line for line in text.splitlines())
+
+
+def _dot_string(text: str, raw: bool = False) -> str:
+    escaped = text.replace("\\", "\\\\") if not raw else text
+    return '"' + escaped.replace('"', '\\"') + '"'

@@ -1,0 +1,343 @@
+"""Statistics the cost model starts from: source sizes and distinct counts, and function profiles.
+
+Sources (`source_statistics`): the row count and the bytes per record come from
+parquet metadata (no data is read); for CSV and in-memory rows the records are
+counted. Distinct counts are computed only for the fields the flow uses as keys
+(Match, CoGroup and Reduce keys, a source's primary key is distinct by
+definition).
+
+Functions (`profile_functions`): every function is *run* on a sample of its
+real input, as the paper's "runtime profiling" (section 7.1): the first
+`sample_size` records of every source are propagated through the plan as
+written, on the reference interpreter, with each function wrapped to count its
+calls and emitted records and to time it. A `uf.hint(selectivity=, cost=)` on
+the function takes precedence over what was measured.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import time
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any, Iterable, Optional
+
+from udflow.engine.hints import hint_of
+from udflow.plan import CoGroup, Match, Node, Reduce, Source
+
+DEFAULT_SAMPLE_SIZE = 2000
+
+
+# ---------------------------------------------------------------------------
+# Sources
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceStatistics:
+    rows: int
+    width: float  # bytes per record
+    distinct: tuple[tuple[str, int], ...] = ()  # (field, distinct values) for key fields
+
+    def distinct_of(self, field: str) -> Optional[int]:
+        return dict(self.distinct).get(field)
+
+
+def record_bytes(record: dict) -> float:
+    """The size of a record as the cost model counts it (what crosses a shuffle or the JVM/Python border)."""
+    return float(sum(_value_bytes(v) for v in record.values())) + 4.0 * len(record)
+
+
+def _value_bytes(value: Any) -> int:
+    if value is None or isinstance(value, bool):
+        return 1
+    if isinstance(value, (int, float, date, datetime)):
+        return 8
+    if isinstance(value, Decimal):
+        return 16
+    if isinstance(value, (str, bytes)):
+        return len(value)
+    return 16
+
+
+def _files(path: str) -> list[str]:
+    if os.path.isdir(path):
+        return sorted(
+            os.path.join(path, f) for f in os.listdir(path) if not f.startswith(("_", "."))
+        )
+    return [path]
+
+
+@lru_cache(maxsize=256)
+def _parquet_size(path: str, mtime: float) -> tuple[int, float]:
+    import pyarrow.parquet as pq
+
+    rows, size = 0, 0
+    for file in _files(path):
+        meta = pq.ParquetFile(file).metadata
+        rows += meta.num_rows
+        size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return rows, (size / rows if rows else 0.0)
+
+
+@lru_cache(maxsize=1024)
+def _distinct_in_file(path: str, fmt: str, column: str, mtime: float) -> int:
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(path, format=fmt).to_table(columns=[column])
+    return int(pc.count_distinct(table.column(column), mode="only_valid").as_py())
+
+
+def _mtime(path: str) -> float:
+    return max(os.path.getmtime(f) for f in _files(path))
+
+
+def _csv_rows(path: str) -> tuple[int, float]:
+    import pyarrow.csv as pcsv
+
+    rows, size = 0, 0
+    for file in _files(path):
+        table = pcsv.read_csv(file)
+        rows += table.num_rows
+        size += table.nbytes
+    return rows, (size / rows if rows else 0.0)
+
+
+def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStatistics:
+    """Rows, bytes per record and the distinct counts of `key_fields` of one source."""
+    wanted = [f for f in dict.fromkeys(key_fields) if f in src.fields]
+    if src.path is None:
+        rows = len(src.rows)
+        width = sum(record_bytes(r) for r in src.rows) / rows if rows else 0.0
+        distinct = tuple(
+            (f, len({_hashable(r.get(f)) for r in src.rows} - {None})) for f in wanted
+        )
+        return SourceStatistics(rows, width, distinct)
+    mtime = _mtime(src.path)
+    if src.format == "csv":
+        rows, width = _csv_rows(src.path)
+    else:
+        rows, width = _parquet_size(src.path, mtime)
+    primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
+    distinct = tuple(
+        (f, rows if f in primary else _distinct_in_file(src.path, src.format or "parquet", src.column_of(f), mtime))
+        for f in wanted
+    )
+    return SourceStatistics(rows, width, distinct)
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)
+
+
+def key_fields_of(root: Node) -> set[str]:
+    """Every field the flow uses as a key (where distinct counts decide sizes)."""
+    fields: set[str] = set()
+    for node in root.walk():
+        if isinstance(node, (Match, CoGroup)):
+            fields |= set(node.left_key) | set(node.right_key)
+        elif isinstance(node, Reduce):
+            fields |= set(node.key)
+    return fields
+
+
+# ---------------------------------------------------------------------------
+# Functions
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FunctionProfile:
+    """What one operator's function did on the sample, and what the cost model takes from it.
+
+    `selectivity`: records emitted per call (per record for Map, per group for
+    Reduce/CoGroup, per pair for Match/Cross); `cost`: seconds per call;
+    `width_ratio`: bytes per output record over bytes per input record;
+    `groups_per_row`: for a Reduce, groups over input records in the sample.
+    `source` says where the figures come from ("sample", "hint", "default").
+    """
+
+    label: str
+    calls: int
+    selectivity: float
+    cost: float
+    width_ratio: float = 1.0
+    groups_per_row: Optional[float] = None
+    sample_groups: Optional[int] = None
+    source: str = "sample"
+
+
+DEFAULT_SELECTIVITY = {"map": 1.0, "filter": 0.5, "reduce": 1.0, "match": 1.0, "cross": 1.0, "cogroup": 1.0}
+DEFAULT_COST = 2e-6
+
+
+class _Counter:
+    """Calls, emitted records and the time of each call of one function, over the sample run."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.emitted = 0
+        self.durations: list[float] = []
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.durations)
+
+    def cost_per_call(self) -> float:
+        """Mean time per call, without the outliers a garbage collection or a page fault adds."""
+        if not self.durations:
+            return 0.0
+        ordered = sorted(self.durations)
+        median = ordered[len(ordered) // 2]
+        kept = [d for d in ordered if d <= 20 * median] or ordered
+        return sum(kept) / len(kept)
+
+
+def _wrap(fn: Any, counter: _Counter, is_filter: bool) -> Any:
+    """A function with the same observable behaviour as `fn` that also counts and times it."""
+    if inspect.isgeneratorfunction(fn):
+
+        def counted_generator(*args):
+            start = time.perf_counter()
+            out = list(fn(*args))
+            counter.durations.append(time.perf_counter() - start)
+            counter.calls += 1
+            counter.emitted += len(out)
+            yield from out
+
+        return counted_generator
+
+    def counted(*args):
+        start = time.perf_counter()
+        out = fn(*args)
+        counter.durations.append(time.perf_counter() - start)
+        counter.calls += 1
+        counter.emitted += (1 if out else 0) if is_filter else (0 if out is None else 1)
+        return out
+
+    return counted
+
+
+def sample_plan(root: Node, sample_size: int) -> tuple[Node, dict[str, _Counter]]:
+    """The plan over the first `sample_size` records of each source, with counting functions."""
+    counters: dict[str, _Counter] = {}
+
+    def rebuild(node: Node) -> Node:
+        if isinstance(node, Source):
+            return dataclasses.replace(
+                node, path=None, format=None, rows=tuple(head(node, sample_size))
+            )
+        inputs = tuple(rebuild(c) for c in node.inputs)
+        copy = node.with_inputs(*inputs)
+        fn = getattr(node, "fn", None)
+        if fn is not None:
+            counters[node.label] = _Counter()
+            copy = dataclasses.replace(
+                copy, fn=_wrap(fn, counters[node.label], getattr(node, "is_filter", False))
+            )
+        return copy
+
+    return rebuild(root), counters
+
+
+def head(src: Source, n: int) -> list[dict]:
+    """The first `n` records of a source, with the flow's (prefixed) field names."""
+    if src.path is None:
+        return [dict(r) for r in src.rows[:n]]
+    if src.format == "csv":
+        # CSV values are typed by whoever reads them: take the reference interpreter's reading
+        from udflow import reference
+
+        return reference.run(src)[:n]
+    return list(_head_of_file(src.path, src.format or "parquet", src.columns, src.fields, n, _mtime(src.path)))
+
+
+@lru_cache(maxsize=64)
+def _head_of_file(path: str, fmt: str, columns: tuple, fields: tuple, n: int, mtime: float) -> tuple:
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(path, format=fmt).head(n, columns=list(columns))
+    return tuple({f: v for f, v in zip(fields, row.values())} for row in table.to_pylist())
+
+
+def profile_functions(root: Node, sample_size: int = DEFAULT_SAMPLE_SIZE) -> dict[str, FunctionProfile]:
+    """Per operator label: its function's selectivity and cost, measured on a sample of its real input."""
+    from udflow import reference
+
+    plan, counters = sample_plan(root, sample_size)
+    sizes = _run_every_subtree(plan, reference.run)
+    profiles: dict[str, FunctionProfile] = {}
+    for node in root.walk():
+        if getattr(node, "fn", None) is None:
+            continue  # sources, and joins that concatenate: no function to profile
+        profiles[node.label] = _profile(node, counters.get(node.label), sizes)
+    return profiles
+
+
+def _run_every_subtree(plan: Node, run) -> dict[str, tuple[int, float, list]]:
+    """Per label: records out, mean bytes per record out, and the records (a small sample).
+
+    Bottom-up, each operator runs once, over its inputs' outputs held as in-memory
+    sources, so every function is called exactly once per input record or group.
+    """
+    sizes: dict[str, tuple[int, float, list]] = {}
+
+    def visit(node: Node) -> list:
+        if isinstance(node, Source):
+            rows = run(node)
+        else:
+            inputs = tuple(_held(child, visit(child)) for child in node.inputs)
+            rows = run(node.with_inputs(*inputs))
+        width = sum(record_bytes(r) for r in rows) / len(rows) if rows else 0.0
+        sizes[node.label] = (len(rows), width, rows)
+        return rows
+
+    visit(plan)
+    return sizes
+
+
+def _held(node: Node, rows: list) -> Source:
+    """The records a subtree produced, as an in-memory source that stands in for it."""
+    fields = tuple(dict.fromkeys(f for r in rows for f in r))
+    return Source(f"{node.label}@sample", table=node.label, fields=fields, columns=fields, rows=tuple(rows))
+
+
+def _profile(node: Node, counter: Optional[_Counter], sizes: dict) -> FunctionProfile:
+    kind = "filter" if getattr(node, "is_filter", False) else node.kind
+    hinted = hint_of(getattr(node, "fn", None))
+    rows_in = sum(sizes[c.label][0] for c in node.inputs)
+    width_in = sum(sizes[c.label][1] for c in node.inputs)
+    rows_out, width_out, _ = sizes[node.label]
+    calls = counter.calls if counter else 0
+    if calls:
+        # Laplace-style smoothing: a rare emit that the sample missed is not "never".
+        selectivity = counter.emitted / calls if counter.emitted else 0.5 / (calls + 1)
+        cost, origin = counter.cost_per_call(), "sample"
+    else:
+        selectivity, cost, origin = DEFAULT_SELECTIVITY.get(kind, 1.0), DEFAULT_COST, "default"
+    if hinted.selectivity is not None or hinted.cost is not None:
+        origin = "hint"
+    groups_per_row = sample_groups = None
+    if isinstance(node, Reduce):
+        input_rows = sizes[node.input.label][2]
+        sample_groups = len({tuple(_hashable(r.get(k)) for k in node.key) for r in input_rows})
+        groups_per_row = sample_groups / len(input_rows) if input_rows else None
+    return FunctionProfile(
+        label=node.label,
+        calls=calls,
+        selectivity=hinted.selectivity if hinted.selectivity is not None else selectivity,
+        cost=hinted.cost if hinted.cost is not None else cost,
+        width_ratio=(width_out / width_in) if width_in and rows_out and node.arity == 1 else 1.0,
+        groups_per_row=groups_per_row,
+        sample_groups=sample_groups,
+        source=origin,
+    )
