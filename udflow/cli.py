@@ -311,17 +311,10 @@ def _spark_conf(master: str, confs: Sequence[str]) -> dict[str, str]:
 
 
 def _spark_session(master: str, confs: Sequence[str] = ()):
-    """A SparkSession on `master`, handed to the backend (which fixes the workers' Python)."""
-    from pyspark.sql import SparkSession
+    """A SparkSession on `master`; only the backend touches pyspark."""
+    from udflow.spark_backend.session import new_session
 
-    from udflow.spark_backend.session import get_session
-
-    builder = SparkSession.builder.master(master).appName("udflow run")
-    for key, value in _spark_conf(master, confs).items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return get_session(session)
+    return new_session(master, _spark_conf(master, confs), app_name="udflow run")
 
 
 COMMANDS = {"optimize": cmd_optimize, "explain": cmd_explain, "verify": cmd_verify, "run": cmd_run}

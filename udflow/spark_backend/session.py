@@ -47,3 +47,13 @@ def _use_this_python(spark: SparkSession) -> SparkSession:
     # PySpark reads only the environment variable; honour the config key too.
     sc.pythonExec = sc.getConf().get("spark.pyspark.python") or sys.executable
     return spark
+
+
+def new_session(master: str, conf: dict[str, str] | None = None, app_name: str = "udflow") -> SparkSession:
+    """A session on any Spark master URL (`local[*]`, `spark://host:7077`, `yarn`, ...)."""
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return _use_this_python(session)
