@@ -42,7 +42,7 @@ PY_BYTE = 4e-9  # serialising a byte to and from Python
 SHUFFLE_BYTE = 5e-9  # serialising, writing to local disk, fetching and reading a byte of a shuffle
 BROADCAST_BYTE = 3e-9  # collecting a byte to the driver, sending it to one executor, hashing it
 WORKERS = 2  # executors receiving a broadcast copy (local[2] in tests; set higher for a cluster)
-MAX_BROADCAST_BYTES = 64 * 1024 * 1024
+MAX_BROADCAST_BYTES = 10 * 1024 * 1024  # Spark's own autoBroadcastJoinThreshold; a larger side can exhaust the driver (seen at TPC-H 0.1)
 
 Partitioning = frozenset  # of frozensets of fields: the data is hash-partitioned on any one of them
 
