@@ -29,13 +29,11 @@ Run it:  python -m examples.tpch_q15 --data data/tpch-sf0.01 --scale 0.01
 
 from __future__ import annotations
 
-import argparse
-import time
 from datetime import date
 
 import udflow
 from examples.tpch_data import generate_tpch, tpch_source
-from examples.tpch_q7 import print_table
+from examples.tpch_run import run_example
 
 
 def generate_data(data_dir: str, scale: float) -> str:
@@ -76,24 +74,7 @@ SELECT_LIST = ("s_suppkey", "s_name", "s_address", "s_phone", "total_revenue")
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="TPC-H Q15 (paper's variant) on Spark via udflow")
-    parser.add_argument("--data", default="data/tpch-sf0.01", help="folder of the TPC-H parquet files")
-    parser.add_argument("--scale", type=float, default=0.01, help="TPC-H scale factor, used when generating")
-    args = parser.parse_args(argv)
-
-    t0 = time.perf_counter()
-    generate_data(args.data, args.scale)
-    t1 = time.perf_counter()
-    flow = build_flow(args.data)
-    print(flow)
-    print()
-    rows = flow.collect()  # embedded SparkSession, local[*]
-    t2 = time.perf_counter()
-
-    print_table(rows, SELECT_LIST)
-    print(f"\n{len(rows)} rows")
-    print(f"data generation: {t1 - t0:.2f} s (skipped when the data is already there)")
-    print(f"run on Spark:    {t2 - t1:.2f} s (including Spark start-up)")
+    run_example("TPC-H Q15 (paper's variant) on Spark via udflow", build_flow, generate_data, SELECT_LIST, argv)
 
 
 if __name__ == "__main__":

@@ -30,13 +30,11 @@ Run it:  python -m examples.tpch_q7 --data data/tpch-sf0.01 --scale 0.01
 
 from __future__ import annotations
 
-import argparse
-import time
 from datetime import date
-from decimal import Decimal
 
 import udflow
 from examples.tpch_data import generate_tpch, tpch_source
+from examples.tpch_run import run_example
 
 
 def generate_data(data_dir: str, scale: float) -> str:
@@ -100,42 +98,8 @@ def build_flow(
 SELECT_LIST = ("supp_nation", "cust_nation", "l_year", "revenue")
 
 
-def print_table(rows: list[dict], columns: tuple[str, ...]) -> None:
-    """Rows as a plain text table, in a stable order (the flow itself does not sort)."""
-    ordered = sorted(rows, key=lambda r: tuple(r.get(c) for c in columns))
-    cells = [[_cell(r.get(c)) for c in columns] for r in ordered]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
-    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in cells:
-        print("  ".join(v.ljust(w) for v, w in zip(row, widths)))
-
-
-def _cell(value) -> str:
-    if isinstance(value, (Decimal, float)):
-        return f"{value:.4f}"  # the sums' exact scale (2 + 2 decimals); Spark may widen it
-    return str(value)
-
-
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="TPC-H Q7 (paper's variant) on Spark via udflow")
-    parser.add_argument("--data", default="data/tpch-sf0.01", help="folder of the TPC-H parquet files")
-    parser.add_argument("--scale", type=float, default=0.01, help="TPC-H scale factor, used when generating")
-    args = parser.parse_args(argv)
-
-    t0 = time.perf_counter()
-    generate_data(args.data, args.scale)
-    t1 = time.perf_counter()
-    flow = build_flow(args.data)
-    print(flow)
-    print()
-    rows = flow.collect()  # embedded SparkSession, local[*]
-    t2 = time.perf_counter()
-
-    print_table(rows, SELECT_LIST)
-    print(f"\n{len(rows)} rows")
-    print(f"data generation: {t1 - t0:.2f} s (skipped when the data is already there)")
-    print(f"run on Spark:    {t2 - t1:.2f} s (including Spark start-up)")
+    run_example("TPC-H Q7 (paper's variant) on Spark via udflow", build_flow, generate_data, SELECT_LIST, argv)
 
 
 if __name__ == "__main__":
