@@ -111,10 +111,15 @@ def revenue(rows):
     yield {**rows[0], "total_revenue": sum(r["l_extendedprice"] for r in rows)}
 
 
-def q15_flow(with_fk=True, supplier_key=True):
+# lineitems of suppliers 7 and 9, which the supplier table does not hold (no foreign key)
+ORPHANS = [{"l_orderkey": 5, "l_linenumber": n, "l_suppkey": s, "l_extendedprice": float(n)}
+           for n, s in [(1, 7), (2, 7), (3, 9), (4, None)]]
+
+
+def q15_flow(with_fk=True, supplier_key=True, lineitem=LINEITEM, supplier=SUPPLIER):
     fks = {("l_suppkey",): ("supplier", ("s_suppkey",))} if with_fk else None
-    li = uf.source("lineitem", rows=LINEITEM, key=["l_orderkey", "l_linenumber"], foreign_keys=fks)
-    su = uf.source("supplier", rows=SUPPLIER, key=["s_suppkey"] if supplier_key else None)
+    li = uf.source("lineitem", rows=lineitem, key=["l_orderkey", "l_linenumber"], foreign_keys=fks)
+    su = uf.source("supplier", rows=supplier, key=["s_suppkey"] if supplier_key else None)
     return li.match(su, on=("l_suppkey", "s_suppkey")).reduce(["s_suppkey"], revenue)
 
 

@@ -6,6 +6,8 @@ import json
 import time
 from collections import Counter
 
+import pytest
+
 
 import udflow as uf
 from udflow.plan import Match, Reduce
@@ -198,16 +200,51 @@ def test_q15_reduce_moves_below_the_match_with_the_foreign_key():
     assert check(back.certificate, flow).ok
 
 
-def test_q15_refused_without_the_foreign_key():
-    flow = F.q15_flow(with_fk=False)
+def test_q15_allowed_with_the_supplier_key_and_no_foreign_key():
+    """The proof needs only that each lineitem meets at most one supplier: lineitems whose
+    supplier is missing are dropped by the Match as whole groups, above or below."""
+    flow = F.q15_flow(with_fk=False, lineitem=F.LINEITEM + F.ORPHANS)
+    book = RuleBook(flow.root)
+    [ex] = only(book.exchanges(flow.root), "invariant_grouping")
+    assert ex.after.left.key == ("l_suppkey",)
+    assert not any(f.startswith(("foreign_key(", "source_key(")) for f in ex.certificate.facts)
+    assert "unique_key(Source(supplier), s_suppkey)" in ex.certificate.facts
+    assert all(a == "unsat" for _, a in ex.certificate.smt)
+    assert book.why_not(flow.root.label, flow.root.input.label).allowed
+    # the orphans really are there, and pushing keeps the bag anyway
+    pushed_groups = {r["l_suppkey"] for r in run(ex.after.left)}
+    assert {7, 9, None} <= pushed_groups
+    assert_equivalent(flow, ex, fields={"s_suppkey", "s_name", "total_revenue"})
+    [back] = only(book.exchanges(ex.after), "invariant_grouping")
+    assert back.after == flow.root and check(back.certificate, flow).ok
+
+
+def test_q15_refused_when_the_supplier_key_is_not_declared():
+    flow = F.q15_flow(with_fk=False, supplier_key=False)
     book = RuleBook(flow.root)
     assert [e for e in book.exchanges(flow.root) if e.rule == "invariant_grouping"] == []
     verdict = book.why_not(flow.root.label, flow.root.input.label)
     assert not verdict.allowed
-    assert any(r.condition == "no foreign key" and r.attribute == "l_suppkey" for r in verdict.reasons)
+    assert any(r.condition == "the other input's join key is not a key" and r.attribute == "s_suppkey"
+               for r in verdict.reasons)
 
 
-def test_q15_refused_when_a_map_rewrites_the_foreign_key_below():
+def test_q15_refused_when_the_supplier_holds_duplicate_keys():
+    """The refusal is needed: with supplier 0 twice, the pushed plan changes the bag."""
+    dup = [{"s_suppkey": 0, "s_name": "A"}, {"s_suppkey": 0, "s_name": "B"}, {"s_suppkey": 1, "s_name": "C"}]
+    flow = F.q15_flow(with_fk=False, supplier_key=False, supplier=dup)
+    book = RuleBook(flow.root)
+    assert [e for e in book.exchanges(flow.root) if e.rule == "invariant_grouping"] == []
+    reduce_node, match = flow.root, flow.root.input
+    pushed = match.with_inputs(dataclasses.replace(reduce_node, key=("l_suppkey",)).with_inputs(match.left),
+                               match.right)
+    fields = {"s_suppkey", "s_name", "total_revenue"}
+    assert bag(run(flow.root), fields) != bag(run(pushed), fields)
+
+
+def test_q15_allowed_when_a_map_rewrites_the_join_key_below():
+    """F need not reference supplier any more: only its uniqueness on supplier's side matters.
+    The foreign key no longer holds, so its facts are not in the certificate."""
     def shift(r):
         return {**r, "l_suppkey": r["l_suppkey"] + 1 if r["l_suppkey"] is not None else None}
 
@@ -216,9 +253,23 @@ def test_q15_refused_when_a_map_rewrites_the_foreign_key_below():
     su = uf.source("supplier", rows=F.SUPPLIER, key=["s_suppkey"])
     flow = li.map(shift).match(su, on=("l_suppkey", "s_suppkey")).reduce(["s_suppkey"], F.revenue)
     book = RuleBook(flow.root)
-    assert [e for e in book.exchanges(flow.root) if e.rule == "invariant_grouping"] == []
-    verdict = book.why_not(flow.root.label, flow.root.input.label)
-    assert any("still reference" in r.detail and r.detail.endswith("sat") for r in verdict.reasons)
+    [ex] = only(book.exchanges(flow.root), "invariant_grouping")
+    assert not any(f.startswith("foreign_key(") for f in ex.certificate.facts)
+    assert_equivalent(flow, ex, fields={"s_suppkey", "s_name", "total_revenue"})
+
+
+def test_invariant_grouping_on_a_join_key_computed_below():
+    """F created by a Map on S's side (like a session id parsed from a URL)."""
+    def supplier_of(r):
+        return {**r, "l_sk": r["l_suppkey"]}
+
+    li = uf.source("lineitem", rows=F.LINEITEM + F.ORPHANS)
+    su = uf.source("supplier", rows=F.SUPPLIER, key=["s_suppkey"])
+    flow = li.map(supplier_of).match(su, on=("l_sk", "s_suppkey")).reduce(["s_suppkey"], F.revenue)
+    book = RuleBook(flow.root)
+    [ex] = only(book.exchanges(flow.root), "invariant_grouping")
+    assert ex.after.left.key == ("l_sk",)
+    assert_equivalent(flow, ex, fields={"s_suppkey", "s_name", "total_revenue"})
 
 
 def test_theorem4_reduce_past_a_set():
@@ -324,6 +375,52 @@ def test_tampered_smt_answer_and_foreign_key_are_rejected():
     assert not result.ok
     assert any("foreign_key(Source(lineitem), l_suppkey, supplier, s_suppkey) does not hold" in p
                for p in result.problems)
+
+
+def _paper_certificates():
+    """One certificate per rule family on the paper's flows (the golden flows), plus invariant
+    grouping without a foreign key."""
+    from tests.test_rules_golden import FAMILIES
+
+    out = {}
+    for family, make in sorted(FAMILIES.items()):
+        flow, label = make()
+        at = flow.operator(label) if label else flow.root
+        out[family] = (flow, only(RuleBook(flow.root).exchanges(at), family)[0].certificate)
+    flow = F.q15_flow(with_fk=False)
+    out["invariant_grouping (no foreign key)"] = (flow, RuleBook(flow.root).exchanges(flow.root)[0].certificate)
+    return out
+
+
+@pytest.mark.parametrize("family", sorted(_paper_certificates()))
+def test_every_single_fact_is_needed(family):
+    flow, cert = _paper_certificates()[family]
+    assert check(cert, flow).ok
+    for fact in cert.facts:
+        result = check(dataclasses.replace(cert, facts=tuple(f for f in cert.facts if f != fact)), flow)
+        assert not result.ok and f"missing fact {fact}" in result.problems, (fact, result.problems)
+
+
+def test_removed_key_rewrite_fact_is_named():
+    flow, cert = _q15_certificate()
+    fact = "reduce_key_after(Reduce[s_suppkey](revenue), l_suppkey)"
+    assert fact in cert.facts
+    result = check(dataclasses.replace(cert, facts=tuple(f for f in cert.facts if f != fact)), flow)
+    assert not result.ok and f"missing fact {fact}" in result.problems
+    wrong = tuple("reduce_key_after(Reduce[s_suppkey](revenue), s_suppkey)" if f == fact else f
+                  for f in cert.facts)
+    result = check(dataclasses.replace(cert, facts=wrong), flow)
+    assert "fact reduce_key_after(Reduce[s_suppkey](revenue), s_suppkey) does not hold" in result.problems
+
+
+def test_forged_invariant_grouping_without_a_unique_key_is_rejected():
+    """A certificate made on a flow with supplier's key, checked against the same flow
+    without it: the checker re-derives uniqueness from the declared keys."""
+    flow = F.q15_flow(with_fk=False)
+    cert = RuleBook(flow.root).exchanges(flow.root)[0].certificate
+    result = check(cert, F.q15_flow(with_fk=False, supplier_key=False))
+    assert not result.ok
+    assert any("(s_suppkey) is not a key of Source(supplier)" in p for p in result.problems)
 
 
 def test_certificate_for_a_swap_the_analysis_forbids_is_rejected():

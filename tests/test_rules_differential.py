@@ -6,6 +6,7 @@ the RuleBook allows there, the subtree before and after gives the same bag on
 the reference interpreter, and the certificate passes the independent checker.
 """
 
+import dataclasses
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,7 @@ from udflow.rules import RuleBook, check
 from tests import rules_library as L
 
 STATS = Counter()
+SAMPLES = {}  # rule -> (certificate, flow): the first certificate of each family in the corpus
 
 value = st.one_of(st.none(), st.integers(-2, 3))
 key = st.one_of(st.none(), st.integers(0, 3))
@@ -53,6 +55,7 @@ def exchanges_keep_the_bag(flow, more_bags, rules=None):
         for ex in book.exchanges(node):
             STATS["exchanges"] += 1
             STATS[ex.rule] += 1
+            SAMPLES.setdefault(ex.rule, (ex.certificate, flow))
             verdict = check(ex.certificate, flow)
             if not verdict.ok:
                 failures.append(("checker", ex, verdict.problems))
@@ -78,6 +81,37 @@ def test_every_certified_exchange_keeps_the_bag(spec, data):
     STATS["bags"] += len(data)
     failures = exchanges_keep_the_bag(flow, data)
     assert not failures, failures[0]
+
+
+def test_removing_any_single_fact_is_rejected():
+    """Task of the checker: every fact the rule needs is recomputed, so a certificate with
+    any one fact removed is rejected, naming that fact - for every family in the corpus."""
+    if not SAMPLES:  # run alone: build the corpus first
+        test_every_certified_exchange_keeps_the_bag()
+    families = set(SAMPLES)
+    assert {"theorem1_map_map", "theorem2_map_reduce", "theorem3_product", "lemma1_join_join",
+            "theorem4_reduce_cross", "invariant_grouping"} <= families, families
+    for rule, (cert, flow) in sorted(SAMPLES.items()):
+        assert check(cert, flow).ok
+        kinds = {f.partition("(")[0] for f in cert.facts}
+        STATS[f"fact kinds {rule}"] = len(kinds)
+        for fact in cert.facts:
+            tampered = dataclasses.replace(cert, facts=tuple(f for f in cert.facts if f != fact))
+            result = check(tampered, flow)
+            assert not result.ok, f"{rule}: removing {fact} was accepted"
+            assert any(f"missing fact {fact}" in p for p in result.problems), (rule, fact, result.problems)
+
+
+def test_a_false_fact_is_rejected():
+    if not SAMPLES:
+        test_every_certified_exchange_keeps_the_bag()
+    for rule, (cert, flow) in sorted(SAMPLES.items()):
+        upper = cert.operators[0]
+        for false in (f"reads({upper}, no_such_field)", "unique_key(Source(c), c_v)",
+                      f"clear_of({upper}, Source(nowhere))"):
+            result = check(dataclasses.replace(cert, facts=cert.facts + (false,)), flow)
+            assert not result.ok and any(f"fact {false} does not hold" in p for p in result.problems), \
+                (rule, false, result.problems)
 
 
 def teardown_module(module):

@@ -14,10 +14,17 @@ condition is a direct transcription of the paper's definition:
     originates in that subtree;
   - the key and foreign-key conditions: the declared keys are re-read from the
     sources and every SMT-LIB query is re-run on a fresh Z3 context; every
-    query must be `unsat` and match the recorded answer.
+    query must be `unsat` and match the recorded answer;
+  - Theorem 4 / invariant grouping: the Reduce key above and below the product
+    (read from the plans), R's attributes (resp. K -> F) rewritten away, and R's
+    attributes (resp. R's join key K) a key of R's subtree, re-derived here from
+    the declared primary keys (`_unique`); invariant grouping needs no foreign
+    key: every S record meeting at most one R record is what the proof uses.
 
-A certificate whose facts differ from the recomputed ones is rejected with a
-message naming the fact.
+For a built-in rule the complete set of facts the exchange needs is recomputed
+(the operators' facts, the position facts of each operator that gains or loses
+a subtree, the key facts); a certificate missing any of them, or listing any
+other, is rejected with a message naming the fact.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ class CheckResult:
 class _Tree:
     label: str
     children: list
+    key: Optional[tuple] = None  # a Reduce key rewritten by a move: `  [key a,b]`
 
     def labels(self) -> set:
         out = {self.label}
@@ -69,7 +77,9 @@ def _parse(text: str) -> _Tree:
     root = None
     for line in text.splitlines():
         depth = (len(line) - len(line.lstrip(" "))) // 2
-        node = _Tree(line.strip().split("  [key ")[0], [])
+        label, _, annotation = line.strip().partition("  [key ")
+        key = tuple(annotation.rstrip("]").split(",")) if annotation else None
+        node = _Tree(label, [], key)
         while stack and stack[-1][0] >= depth:
             stack.pop()
         if stack:
@@ -243,49 +253,246 @@ def check(certificate, flow, *, manual: Optional[bool] = None) -> CheckResult:
     builtin = certificate.rule in {r.name for r in builtin_rules()}
     if builtin and sorted(before.all_labels()) != sorted(after.all_labels()):
         problems.append("the plan after does not hold the same operators as the plan before")
+        return CheckResult(False, tuple(problems))
     if any(label not in nodes for label in before.labels()):
         problems.append("the plan before names operators that are not in the flow")
         return CheckResult(False, tuple(problems))
 
     ops = {label: _op(nodes[label], manual) for label in (upper, lower)}
-    # 1. every fact about the two operators, recomputed
-    claimed = set(certificate.facts)
-    for label, o in ops.items():
-        truth = _fact_text(o)
-        for fact in sorted(truth - claimed):
-            problems.append(f"missing fact {fact}")
-        for fact in sorted(f for f in claimed if _about(f, label) and f not in truth):
-            problems.append(f"fact {fact} does not hold")
+    everything = frozenset(global_record(root))
     origins = _origins(root, manual)
-    for fact in claimed:
-        if fact.startswith("origin("):
-            attr, _, origin = fact[len("origin("):-1].partition(", ")
-            if origin not in origins.get(attr, set()):
-                problems.append(f"fact {fact} does not hold")
-        elif fact.startswith("contains("):
-            sub, _, member = fact[len("contains("):-1].partition(", ")
-            tree = _find(before, sub)
-            if tree is None or member not in tree.labels():
-                problems.append(f"fact {fact} does not hold")
-        elif fact.startswith("foreign_key("):
-            src, f, table, col = fact[len("foreign_key("):-1].split(", ")
+    claimed = set(certificate.facts)
+    # 1. the key facts the certificate names must be declared in the flow
+    problems += _declared(claimed, nodes)
+    # 2. every fact the rule needs for this exchange, recomputed; none may be missing or extra
+    if builtin:
+        needed = _needed_facts(certificate, ops, before, after, origins, everything, nodes, manual)
+        for fact in sorted(needed - claimed):
+            problems.append(f"missing fact {fact}")
+        for fact in sorted(claimed - needed):
+            problems.append(f"fact {fact} does not hold")
+    else:
+        problems += _operator_facts_only(claimed, ops, before, origins)
+
+    # 3. the rule's conditions
+    u, l = ops[upper], ops[lower]
+    problems += _conditions(certificate, u, l, before, after, origins, everything, nodes, manual)
+    problems += _smt(certificate)
+    return CheckResult(not problems, tuple(dict.fromkeys(problems)))
+
+
+def _declared(claimed: set, nodes: dict) -> list[str]:
+    out = []
+    for fact in sorted(claimed):
+        if fact.startswith("foreign_key("):
+            src, f, table, col = (fact[len("foreign_key("):-1].split(", ") + ["", "", "", ""])[:4]
             node = nodes.get(src)
             if not isinstance(node, Source) or not any(
                     fk.target == table and (f, col) in set(zip(fk.fields, fk.target_fields))
                     for fk in node.foreign_keys):
-                problems.append(f"fact {fact} does not hold: no such foreign key is declared")
+                out.append(f"fact {fact} does not hold: no such foreign key is declared")
         elif fact.startswith("source_key("):
-            src, k = fact[len("source_key("):-1].split(", ")
+            src, _, k = fact[len("source_key("):-1].partition(", ")
             node = nodes.get(src)
             if not isinstance(node, Source) or k not in (node.key or ()):
-                problems.append(f"fact {fact} does not hold: no such primary key is declared")
+                out.append(f"fact {fact} does not hold: no such primary key is declared")
+    return out
 
-    # 2. the rule's conditions
-    everything = frozenset(global_record(root))
-    u, l = ops[upper], ops[lower]
-    problems += _conditions(certificate, u, l, before, after, origins, everything, nodes)
-    problems += _smt(certificate)
-    return CheckResult(not problems, tuple(dict.fromkeys(problems)))
+
+def _operator_facts_only(claimed: set, ops: dict, before: _Tree, origins: dict) -> list[str]:
+    """For user-registered rules: the operators' own facts, and the position facts named."""
+    out = []
+    for label, o in ops.items():
+        truth = _fact_text(o)
+        out += [f"missing fact {fact}" for fact in sorted(truth - claimed)]
+        out += [f"fact {fact} does not hold" for fact in sorted(f for f in claimed
+                                                                 if _about(f, label) and f not in truth)]
+    for fact in sorted(claimed):
+        if fact.startswith("origin("):
+            attr, _, origin = fact[len("origin("):-1].partition(", ")
+            if origin not in origins.get(attr, set()):
+                out.append(f"fact {fact} does not hold")
+        elif fact.startswith("contains("):
+            sub, _, member = fact[len("contains("):-1].partition(", ")
+            tree = _find(before, sub)
+            if tree is None or member not in tree.labels():
+                out.append(f"fact {fact} does not hold")
+    return out
+
+
+# -- the facts a built-in rule needs for one exchange ------------------------------------------------
+
+
+def _needed_facts(cert, ops, before, after, origins, everything, nodes, manual) -> set[str]:
+    """The complete fact set of the exchange: both operators' facts, for each operator that
+    gains or loses a subtree the subtree and the origins of what it touches, and the key
+    facts of Theorem 4 / invariant grouping."""
+    needed: set[str] = set()
+    for o in ops.values():
+        needed |= _fact_text(o)
+    upper, lower = cert.operators
+    for label, other in ((upper, lower), (lower, upper)):
+        crossed = _crossed(label, other, before, after)
+        if not crossed:
+            continue
+        subtree = _subtree_with(before, crossed) or _subtree_with(after, crossed)
+        if subtree is None:
+            continue  # not one subtree: _conditions reports the malformed move
+        o = ops[label]
+        needed.add(f"clear_of({label}, {subtree.label})")
+        needed |= {f"contains({subtree.label}, {n})" for n in crossed}
+        touched = o.reads | _effective_writes(o, everything)
+        needed |= {f"origin({a}, {origin})" for a in touched for origin in origins.get(a, ())}
+    if cert.rule in ("theorem4_reduce_cross", "invariant_grouping"):
+        shape = _reduce_shape(cert, before, after, nodes, manual)
+        if shape is not None:
+            needed |= _key_facts(cert, shape, nodes)
+    return needed
+
+
+def _subtree_with(tree: _Tree, labels: set) -> Optional[_Tree]:
+    if tree.labels() == labels:
+        return tree
+    for c in tree.children:
+        hit = _subtree_with(c, labels)
+        if hit is not None:
+            return hit
+    return None
+
+
+@dataclass(frozen=True)
+class _ReduceShape:
+    """A Reduce g moved across a binary operator b: its keys above and below b, the side
+    of b it sits on below (S), and the other input R (as a rebuilt plan node)."""
+
+    g: str
+    b: str
+    above: tuple
+    below: tuple
+    side: int
+    r_node: Node
+    r_fields: frozenset
+    s_node: Node
+
+
+def _rebuild(tree: _Tree, nodes: dict) -> Node:
+    import dataclasses
+
+    node = nodes[tree.label]
+    if tree.key is not None:
+        node = dataclasses.replace(node, key=tree.key)
+    if not tree.children:
+        return node
+    return node.with_inputs(*[_rebuild(c, nodes) for c in tree.children])
+
+
+def _reduce_shape(cert, before: _Tree, after: _Tree, nodes: dict, manual: bool) -> Optional[_ReduceShape]:
+    from udflow.flow import output_fields
+
+    upper, lower = cert.operators
+    pushed = nodes[upper].kind == "reduce"  # Reduce on top before: it goes down
+    g, b = (upper, lower) if pushed else (lower, upper)
+    top, down = (before, after) if pushed else (after, before)  # Reduce above b in `top`
+    if len(top.children) != 1 or top.children[0].label != b or len(down.children) != 2:
+        return None
+    sides = [c.label for c in down.children]
+    if g not in sides:
+        return None
+    side = sides.index(g)
+
+    def key_of(t: _Tree) -> tuple:
+        return t.key if t.key is not None else tuple(nodes[g].key)
+
+    r_node = _rebuild(down.children[1 - side], nodes)
+    s_node = _rebuild(down.children[side].children[0], nodes) if down.children[side].children else None
+    return _ReduceShape(g, b, key_of(top), key_of(down.children[side]), side, r_node,
+                        output_fields(r_node) or frozenset(), s_node)
+
+
+def _join_keys(shape: _ReduceShape, nodes: dict) -> tuple[tuple, tuple]:
+    """(R's join key K, S's join key F) of the Match."""
+    m = nodes[shape.b]
+    keys = (tuple(m.left_key), tuple(m.right_key))
+    return keys[1 - shape.side], keys[shape.side]
+
+
+def _key_facts(cert, shape: _ReduceShape, nodes: dict) -> set[str]:
+    out = {f"reduce_key_after({shape.g}, {','.join(shape.below if cert.operators[0] == shape.g else shape.above)})"}
+    if cert.rule == "theorem4_reduce_cross":
+        out |= {f"fields({shape.r_node.label}, {a})" for a in shape.r_fields}
+        out.add(f"unique_key({shape.r_node.label}, {','.join(sorted(shape.r_fields))})")
+        return out
+    r_key, s_key = _join_keys(shape, nodes)
+    out.add(f"unique_key({shape.r_node.label}, {','.join(r_key)})")
+    if any(f.startswith(("foreign_key(", "source_key(")) for f in cert.facts):
+        out |= _foreign_key_facts(shape, r_key, s_key)  # optional evidence, all or nothing
+    return out
+
+
+def _foreign_key_facts(shape: _ReduceShape, r_key: tuple, s_key: tuple) -> set[str]:
+    """A declared FK on S's side from F to the primary key K of a source on R's side."""
+    r_sources = [n for n in shape.r_node.walk() if isinstance(n, Source) and n.key]
+    s_sources = [n for n in shape.s_node.walk() if isinstance(n, Source)] if shape.s_node else []
+    for src in s_sources:
+        for fk in src.foreign_keys:
+            if set(fk.fields) != set(s_key):
+                continue
+            target = dict(zip(fk.fields, fk.target_fields))
+            for r_src in r_sources:
+                if r_src.table != fk.target or not set(r_key) <= set(r_src.fields):
+                    continue
+                columns = [r_src.column_of(k) for k in r_key]
+                if columns == [target[f] for f in s_key] and \
+                        set(columns) == {r_src.column_of(k) for k in r_src.key}:
+                    out = {f"foreign_key({src.label}, {f}, {fk.target}, {t})" for f, t in target.items()}
+                    return out | {f"source_key({r_src.label}, {k})" for k in r_src.key}
+    return {"foreign_key(-)"}  # names a foreign key that does not exist: every FK fact is extra
+
+
+# -- keys, from the declared primary keys ---------------------------------------------------------
+
+
+def _unique(node: Node, key: frozenset, manual: bool) -> bool:
+    """Is `key` a key of the records leaving `node` (no two distinct records agree on it)?
+    Conservative: from declared primary keys, through operators that emit at most one
+    record per call and keep the key, Reduces emitting at most one record per group,
+    and concatenating products whose two halves are each keyed - or, for a Match, one
+    half keyed and the other met at most once (its join key is a key of it)."""
+    from udflow.flow import output_fields
+
+    key = frozenset(key)
+    if isinstance(node, Source):
+        return bool(node.key) and set(node.key) <= key
+    p = _props(node, manual)
+    if not p.pure:
+        return False
+    at_most_one = p.emits[1] is not None and p.emits[1] <= 1
+
+    def kept(attrs) -> bool:
+        return not (set(attrs) & set(p.writes)) and (
+            p.copy or (p.output_fields is not None and set(attrs) <= set(p.output_fields)))
+
+    if isinstance(node, (Match, Cross)):
+        if node.fn is not None:
+            return False
+        if isinstance(node, Match):  # the join equality: K on one side is F on the other
+            for lk, rk in zip(node.left_key, node.right_key):
+                key |= {rk} if lk in key else set()
+                key |= {lk} if rk in key else set()
+        left, right = (output_fields(c) or frozenset() for c in node.inputs)
+        (lnode, rnode), parts = node.inputs, (key & left, key & right)
+        if not isinstance(node, Match):
+            return _unique(lnode, parts[0], manual) and _unique(rnode, parts[1], manual)
+        # a pair is determined by one half when the other half's join key is a key of it
+        meets_one = (_unique(lnode, frozenset(node.left_key), manual),
+                     _unique(rnode, frozenset(node.right_key), manual))
+        lk, rk = _unique(lnode, parts[0], manual), _unique(rnode, parts[1], manual)
+        return (lk and (rk or meets_one[1])) or (rk and meets_one[0])
+    if node.kind == "reduce":
+        return at_most_one and set(node.key) <= key and kept(node.key)
+    if node.arity == 1 and node.kind in ("map", "filter") and at_most_one and kept(key):
+        return _unique(node.inputs[0], key, manual)
+    return False
 
 
 def _crossed(op_label: str, other: str, before: _Tree, after: _Tree) -> set:
@@ -306,7 +513,7 @@ def _touches_crossed(o: _Op, other: str, before, after, origins, everything, bod
     return out
 
 
-def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes) -> list[str]:
+def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes, manual) -> list[str]:
     rule = cert.rule
     kinds = {u.kind, l.kind}
     out: list[str] = []
@@ -346,10 +553,10 @@ def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes)
         if b.emits != (1, 1) or not b.copy:
             out.append(f"{b.label} does not concatenate its inputs")
         out += _touches_crossed(g, b.label, before, after, origins, everything, body_only=True)
-        if not cert.smt:
-            out.append(f"{rule} needs Z3 to prove its key conditions; the certificate has no query")
-        if rule == "invariant_grouping" and not any(f.startswith("foreign_key(") for f in cert.facts):
-            out.append("invariant grouping needs a declared foreign key; the certificate names none")
+        shape = _reduce_shape(cert, before, after, nodes, manual)
+        if shape is None:
+            return out + [f"the plans do not show {g.label} moved into one input of {b.label}"]
+        out += (_theorem4 if rule == "theorem4_reduce_cross" else _invariant)(cert, shape, nodes, manual)
     else:
         from udflow.rules import registry
 
@@ -358,4 +565,46 @@ def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes)
             return out + [f"unknown rule {rule!r}"]
         out = custom[0].verify(cert, {"upper": u, "lower": l, "nodes": nodes, "before": before,
                                       "after": after, "everything": everything})
+    return out
+
+
+def _theorem4(cert, shape: _ReduceShape, nodes, manual) -> list[str]:
+    """Reduce[K ∪ R](R x S) == R x Reduce[K](S): the key above holds every attribute of R,
+    the key below is the key above without them, and R is a set."""
+    out = []
+    r = shape.r_fields
+    if not r or not r <= set(shape.above):
+        out.append(f"the key of {shape.g} above the Cross does not hold every attribute of "
+                   f"{shape.r_node.label}: {sorted(r - set(shape.above))}")
+    if set(shape.below) != set(shape.above) - r or not shape.below:
+        out.append(f"the key of {shape.g} below the Cross is not its key above without R's attributes")
+    if not _unique(shape.r_node, r, manual):
+        out.append(f"{shape.r_node.label} may hold duplicate records (no declared key makes it a set)")
+    if not cert.smt:
+        out.append("theorem4_reduce_cross needs Z3 to prove its key conditions; the certificate has no query")
+    return out
+
+
+def _invariant(cert, shape: _ReduceShape, nodes, manual) -> list[str]:
+    """Reduce[G](Match[K=F](R, S)) == Match(R, Reduce[G'](S)) when K is a key of R (each S
+    record meets at most one R record), G' ⊇ F, and G' is G with K rewritten to F and R's
+    other attributes dropped; Z3 shows G' determines G and R's attributes above the Match."""
+    out = []
+    r_key, s_key = _join_keys(shape, nodes)
+    if not set(s_key) <= set(shape.below):
+        out.append(f"the key of {shape.g} below the Match does not contain the join key "
+                   f"{sorted(set(s_key) - set(shape.below))}")
+    partner = dict(zip(r_key, s_key))
+    rewritten = {partner.get(k, k) for k in shape.above if k in partner or k not in shape.r_fields}
+    if rewritten != set(shape.below):
+        out.append(f"the key of {shape.g} below the Match ({','.join(shape.below)}) is not its key "
+                   f"above ({','.join(shape.above)}) rewritten across the join equality")
+    if not _unique(shape.r_node, frozenset(r_key), manual):
+        out.append(f"({', '.join(r_key)}) is not a key of {shape.r_node.label}: an S record may meet "
+                   f"several R records")
+    with_fk = any(f.startswith("foreign_key(") for f in cert.facts)
+    wanted = 2 + with_fk + (set(shape.above) != set(shape.below))
+    if len(cert.smt) != wanted:
+        out.append(f"invariant grouping needs {wanted} Z3 queries here (key of R, "
+                   f"{'foreign key, ' if with_fk else ''}key determines), the certificate has {len(cert.smt)}")
     return out

@@ -1,4 +1,4 @@
-"""Theorem 4 (Reduce with a Cartesian product) and invariant grouping under PK-FK.
+"""Theorem 4 (Reduce with a Cartesian product) and invariant grouping.
 
 Theorem 4. A Reduce g whose key contains every attribute of R moves past R:
 
@@ -15,26 +15,38 @@ attributes are a key of R (e.g. from R's primary key).
 
 Invariant grouping (Theorem 4 applied to a Match). In
 
-    Reduce[G](g)(Match[R.K = S.F](R, S))
+    Reduce[G](g)(Match[R.K = S.F](R, S))  ==  Match[R.K = S.F](R, Reduce[G'](g)(S))
 
-if F is a foreign key of S referencing R's primary key K, every S record meets
-at most one R record, and F (hence G, when it contains F or the K it equals)
-determines every R attribute. R can then be added to the key without changing
-the groups, and Theorem 4 pushes the Reduce into S, with the key rewritten
-across the join equality (K -> F; R's other attributes dropped):
+when K is a key of R's subtree (every S record meets at most one R record),
+G contains F (or the K it equals) and g's body touches no R attribute. G' is
+G rewritten across the join equality (K -> F; R's other attributes dropped):
 
     before:  Reduce[s_suppkey](g)              after:  Match(l_suppkey=s_suppkey)
                Match(l_suppkey=s_suppkey)                Reduce[l_suppkey](g)
                  Source(lineitem)                          Source(lineitem)
                  Source(supplier)                        Source(supplier)
 
+Why uniqueness of K is enough. The paper assumes F is a foreign key to R's
+primary key K, but its proof only uses that in every Match output record F
+determines all R attributes, i.e. that each S record has at most one partner.
+Adding R to the key then leaves the groups unchanged and Theorem 4 applies.
+Whether an S record has a partner depends only on its F value, and F ⊆ G', so
+the Match keeps or drops whole G'-groups: S records without a partner (the
+inclusion part of a foreign key) change nothing. udflow therefore uses this
+weaker, still sound condition: no foreign key is needed, and F may be any
+field of S's side (a source column or one computed by an operator below).
+Without uniqueness pushing is wrong: an S group meeting two R records is
+reduced once below the Match but twice (once per R record) above it.
+
 Conditions: g and the Match are pure, the Match concatenates (one record per
-pair, copies both), ROC(g, Match'), g's body touches no R attribute, the
-foreign key is declared, and Z3 proves (1) K is a key of R's subtree, (2) F
-still references R's table after the operators on S's side, (3) the rewritten
-key determines G and every attribute of R in the Match's output. The reverse
-move (pulling the Reduce up) needs the same conditions; its key goes back to
-the key the Reduce had in the flow when that one rewrites to the same key.
+pair, copies both), ROC(g, Match'), g's body touches no R attribute, G' ⊇ F,
+and Z3 proves (1) K is a key of R's subtree, (2) G' determines G and every
+attribute of R in the Match's output. When F is a declared foreign key to R's
+primary key and Z3 proves it still references R's table after the operators
+on S's side, its facts and that query are kept in the certificate as extra
+evidence; they are not required. The reverse move (pulling the Reduce up) needs
+the same conditions; its key goes back to the key the Reduce had in the flow
+when that one rewrites to the same key.
 """
 
 from __future__ import annotations
@@ -65,6 +77,17 @@ INVARIANT_CLAUSES = f"""
 
 def _fields(book, node: Node) -> frozenset[str]:
     return book.fields(node) or frozenset()
+
+
+def rewrite_across(r_key, s_key, r_attrs):
+    """A key above the Match, rewritten for S: K -> F across the join equality, R's other
+    attributes dropped (K, hence F, determines them when K is a key of R)."""
+    partner = dict(zip(r_key, s_key))
+
+    def rewrite(key):
+        return tuple(dict.fromkeys(partner.get(k, k) for k in key if k in partner or k not in r_attrs))
+
+    return rewrite
 
 
 def _original_key(book, label: str) -> Optional[tuple]:
@@ -149,6 +172,7 @@ class Theorem4Rule(_ReduceOverBinary):
         if not is_set.proved:
             return [self.refuse("the other input may hold duplicate records", ops,
                                 detail=is_set.question)], facts, [is_set], ()
+        facts.append(f"unique_key({r_side.label}, {','.join(sorted(r_attrs))})")
         return [], facts, [is_set], key
 
 
@@ -160,38 +184,43 @@ class InvariantGroupingRule(_ReduceOverBinary):
         s_side, r_side = match.inputs[side], match.inputs[1 - side]
         s_key = (match.left_key, match.right_key)[side]
         r_key = (match.left_key, match.right_key)[1 - side]
-        partner = dict(zip(r_key, s_key))
-        fk = self.foreign_key(book, s_side, r_side, s_key, r_key)
-        if fk is None:
-            return [self.refuse("no foreign key", ops, s_key[0],
-                                detail=f"({', '.join(s_key)}) is not declared a foreign key to the "
-                                       f"primary key ({', '.join(r_key)}) of {r_side.label}")], [], [], ()
-        fk_source, r_source, table, columns, fk_facts = fk
         r_attrs = _fields(book, r_side)
-
-        def rewrite(key):  # across the join equality; R's other attributes are determined
-            return tuple(dict.fromkeys(partner.get(k, k) for k in key if k in partner or k not in r_attrs))
-
-        if move.shape == "unary/binary":
-            above = tuple(reduce_node.key)
-            below = rewrite(above)
-        else:
-            below = tuple(reduce_node.key)
-            original = _original_key(book, reduce_node.label)
-            above = original if original is not None and rewrite(original) == below else below
+        above, below = self.key_pair(book, reduce_node, move, rewrite_across(r_key, s_key, r_attrs))
         if not set(s_key) <= set(below):
             missing = sorted(set(s_key) - set(below))[0]
-            return [self.refuse("key does not contain the foreign key", ops, missing)], fk_facts, [], ()
-        smt = [book.keys.is_key(r_side, r_key),
-               book.keys.references(s_side, s_key, fk_source, table, columns),
-               book.keys.determines(match, below, sorted(set(above) | set(r_attrs)))]
+            return [self.refuse("key does not contain the join key", ops, missing)], [], [], ()
+        unique = book.keys.is_key(r_side, r_key)
+        if not unique.proved:
+            return [self.refuse("the other input's join key is not a key", ops, r_key[0],
+                                detail=f"{unique.question} -> {unique.answer}")], [], [unique], ()
+        facts = [f"unique_key({r_side.label}, {','.join(r_key)})"]
+        smt = [unique]
+        fk = self.foreign_key(book, s_side, r_side, s_key, r_key)
+        if fk is not None:  # not needed for soundness; kept as evidence when it still holds
+            fk_source, _, table, columns, fk_facts = fk
+            ref = book.keys.references(s_side, s_key, fk_source, table, columns)
+            if ref.proved:
+                facts += fk_facts
+                smt.append(ref)
+        smt.append(book.keys.determines(match, below, sorted(set(above) | set(r_attrs))))
         if set(above) != set(below):
             smt.append(book.keys.determines(match, above, sorted(below)))
         failed = [a for a in smt if not a.proved]
         if failed:
             return [self.refuse("not proved by Z3", ops, detail=a.question + f" -> {a.answer}")
-                    for a in failed], fk_facts, smt, ()
-        return [], fk_facts, smt, below if move.shape == "unary/binary" else above
+                    for a in failed], facts, smt, ()
+        return [], facts, smt, below if move.shape == "unary/binary" else above
+
+    @staticmethod
+    def key_pair(book, reduce_node, move, rewrite) -> tuple[tuple, tuple]:
+        """The Reduce key above the Match and below it (in S), for either direction."""
+        if move.shape == "unary/binary":
+            above = tuple(reduce_node.key)
+            return above, rewrite(above)
+        below = tuple(reduce_node.key)
+        original = _original_key(book, reduce_node.label)
+        above = original if original is not None and rewrite(original) == below else below
+        return above, below
 
     @staticmethod
     def foreign_key(book, s_side, r_side, s_key, r_key):
@@ -219,9 +248,15 @@ class InvariantGroupingRule(_ReduceOverBinary):
         return None
 
 
+def _law(opening: str) -> str:
+    paragraphs = __doc__.split("\n\n")
+    i = next(i for i, p in enumerate(paragraphs) if p.startswith(opening))
+    return "\n\n".join(paragraphs[i:i + 2])
+
+
 THEOREM4_RULE = Theorem4Rule(name=THEOREM4, clauses=THEOREM4_CLAUSES,
-                             shapes=("unary/binary", "binary/unary"), law=__doc__.split("\n\n")[1])
+                             shapes=("unary/binary", "binary/unary"), law=_law("Theorem 4. "))
 INVARIANT_RULE = InvariantGroupingRule(name=INVARIANT, clauses=INVARIANT_CLAUSES,
                                        shapes=("unary/binary", "binary/unary"),
-                                       law=__doc__.split("\n\n")[4])
+                                       law=_law("Invariant grouping "))
 RULES = (THEOREM4_RULE, INVARIANT_RULE)
