@@ -43,6 +43,9 @@ def test_ordinary_function_gets_exactly_its_declared_properties(entry):
         assert props.output_fields == fs(spec.output)
     if spec.group_copied is not None:
         assert props.group_copied == fs(spec.group_copied)
+    if spec.forwards_groups is not None:
+        assert props.forwards_groups is spec.forwards_groups
+        assert bool(props.evidence_for("forwards_groups")) is spec.forwards_groups
     sides = spec.input_fields() if isinstance(spec.input_fields(), tuple) else (spec.input_fields(),)
     assert len(props.side_reads) == len(sides)
     for side_reads, fields in zip(props.side_reads, sides):

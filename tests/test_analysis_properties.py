@@ -154,3 +154,20 @@ def test_the_checks_refute_a_wrong_claim():
     assert canonical(before, drop="B") != canonical(after, drop="B")  # B is read: A := A + B
     (out,) = before
     assert out["A"] != 1  # A is written
+
+
+FORWARDING = [p for p in PURE if analyze(p.values[0].fn, p.values[0].spec.input_fields(), p.values[0].spec.kind).forwards_groups]
+
+
+@pytest.mark.parametrize("entry", FORWARDING)
+@SETTINGS
+@given(data=st.data())
+def test_a_group_forwarding_reduce_emits_its_group_or_nothing(entry, data):
+    spec = entry.spec
+    (group,) = inputs = data.draw(inputs_for(spec))
+    out = _call(entry.fn, spec.kind, inputs)
+    assert canonical(out) in (canonical(group), []), f"{entry.id}: emitted {out} for the group {group}"
+
+
+def test_the_forwarding_check_runs_on_several_functions():
+    assert len(FORWARDING) >= 3

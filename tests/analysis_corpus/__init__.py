@@ -59,6 +59,7 @@ class Spec:
     copy: Optional[bool] = None
     output: Optional[str] = None
     group_copied: Optional[str] = None
+    forwards_groups: Optional[bool] = None  # None: not declared
     category: Optional[str] = None  # adversarial category
     impure: bool = False  # the truth: the function is impure
 

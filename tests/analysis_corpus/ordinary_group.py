@@ -92,20 +92,43 @@ def keep_then_emit(rows):
         yield r
 
 
+def sessions_with_a_buy(rows):
+    rows = list(rows)
+    if any(r["action"] == "buy" for r in rows):
+        yield from rows
+
+
+def drop_small_groups_early(rows):
+    rows = list(rows)
+    if len(rows) < 3:
+        return
+    for r in rows:
+        yield r
+
+
 EXPECTED = {
     "group_sum": Spec("reduce", "k a b", reads="a", writes="a b sum_a", copy=False, output="k sum_a",
                       group_copied="k", card_reads=""),
     "count_by_fold": Spec("reduce", "k a b", writes="k a b n", copy=False, output="n", card_reads=""),
-    "keep_then_emit": Spec("reduce", "k a b", reads="a", emits=(0, None), card_reads="a", copy=True),
+    "keep_then_emit": Spec("reduce", "k a b", reads="a", emits=(0, None), card_reads="a", copy=True,
+                           forwards_groups=False),
     "group_count": Spec("reduce", "k a b", writes="k a b n", copy=False, output="n"),
     "first_with_total": Spec("reduce", "k a b", reads="a b", writes="total", copy=True, output="k a b total",
                              group_copied="k a b"),
-    "keep_big_groups": Spec("reduce", "k a b", emits=(0, None), copy=True, card_reads=""),
-    "keep_groups_with_positive": Spec("reduce", "k a b", reads="a", emits=(0, None), card_reads="a", copy=True),
+    "keep_big_groups": Spec("reduce", "k a b", emits=(0, None), copy=True, card_reads="",
+                            forwards_groups=True),
+    "keep_groups_with_positive": Spec("reduce", "k a b", reads="a", emits=(0, None), card_reads="a", copy=True,
+                                      forwards_groups=True),
     "extremes": Spec("reduce", "k a b", reads="a b", writes="a b max_a min_b", copy=False),
-    "share_of_group": Spec("reduce", "k a b", reads="a", writes="share", emits=(0, None), copy=True),
+    "share_of_group": Spec("reduce", "k a b", reads="a", writes="share", emits=(0, None), copy=True,
+                           forwards_groups=False),
     "distinct_a": Spec("reduce", "k a b", reads="a", writes="a b distinct", copy=False),
     "flag_max": Spec("reduce", "k a b", reads="a", writes="is_max", emits=(0, None), copy=True),
     "mean_with_helper": Spec("reduce", "k a b", reads="a", writes="a b avg", copy=False),
-    "positives_only": Spec("reduce", "k a b", reads="b", emits=(0, None), card_reads="b", copy=True),
+    "sessions_with_a_buy": Spec("reduce", "session action amount", reads="action", emits=(0, None),
+                                card_reads="action", copy=True, forwards_groups=True),
+    "drop_small_groups_early": Spec("reduce", "k a b", emits=(0, None), card_reads="", copy=True,
+                                    forwards_groups=True),
+    "positives_only": Spec("reduce", "k a b", reads="b", emits=(0, None), card_reads="b", copy=True,
+                           forwards_groups=False),
 }

@@ -12,12 +12,14 @@ path is projected away: also a write (Definition 2).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import inspect
 import types
 from typing import Optional
 
 from udflow.analysis import emits as emit_bounds
+from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import (
     Analysis,
     Frame,
@@ -89,7 +91,7 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
     try:
         frame = _entry_frame(an, unit, sides, kind, bound, bound_kw)
         _interpret(frame, unit)
-        return _summarize(an, unit, sides, kind, location)
+        return _with_forwarding(_summarize(an, unit, sides, kind, location), unit, target, bound, bound_kw)
     except Impure as stop:
         where = stop.index or unit.index
         return opaque(kind, sides, stop.reason, location, stop.line, where.filename,
@@ -336,6 +338,30 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
         location=location,
         group_copied=frozenset(group_copied),
     )
+
+
+def _with_forwarding(props: UdfProperties, unit: Unit, target, bound, bound_kw) -> UdfProperties:
+    """Add `forwards_groups` to a pure Reduce that emits its records unchanged.
+
+    The interpreter vouches that nothing is modified (no writes, implicit copy);
+    `groups.forwarding_lines` that each call yields its whole group once or not at all.
+    """
+    if props.kind != "reduce" or not props.pure or props.writes or not props.copy:
+        return props
+    node = unit.node
+    if not isinstance(node, ast.FunctionDef):
+        return props
+    params = [p.arg for p in node.args.posonlyargs + node.args.args][len(bound):]
+    free = [p for p in params if p not in bound_kw]
+    if not free:
+        return props
+    lines = forwarding_lines(node, free[0], target.__globals__)
+    if lines is None:
+        return props
+    index = unit.index
+    found = tuple(Evidence("forwards_groups", None, line, index.filename, index.text(line),
+                           "emits the whole group unchanged, or nothing") for line in lines)
+    return dataclasses.replace(props, forwards_groups=True, evidence=props.evidence + found)
 
 
 def _side_of(name, sides):

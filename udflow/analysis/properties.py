@@ -22,7 +22,7 @@ BINARY_KINDS = ("match", "cross", "cogroup")
 class Evidence:
     """Why a property holds: which property, which field (or None), where in the source."""
 
-    prop: str  # "reads", "writes", "card_reads", "emits", "copy", "impure"
+    prop: str  # "reads", "writes", "card_reads", "emits", "copy", "impure", "forwards_groups"
     field: Optional[str]
     line: int  # absolute line number in `file`; 0 when unknown
     file: str = ""
@@ -52,6 +52,7 @@ class UdfProperties:
     - `evidence`: the source lines behind each property.
     - `origin`: "analysis", "annotation" or "opaque".
     - `group_copied`: (reduce, cogroup) fields copied from the group's first record.
+    - `forwards_groups`: (reduce) each call emits its whole group unchanged, or nothing.
     """
 
     kind: str
@@ -71,6 +72,10 @@ class UdfProperties:
     # (`{**rows[0], ...}`); neither read nor written, which is exact when they are
     # constant within the group (the key, or fields the key determines). See docs/analysis.md.
     group_copied: Fields = frozenset()
+    # Reduce: every call emits its whole group unchanged, or nothing (f(G) = G or
+    # f(G) = []). Such a Reduce keeps or drops whole key groups of any key that
+    # contains its own: KGP for Reduce-Reduce reordering. See udflow/analysis/groups.py.
+    forwards_groups: bool = False
 
     def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:
         return tuple(

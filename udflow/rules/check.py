@@ -128,6 +128,7 @@ class _Op:
     card_reads: frozenset
     keys: tuple
     new: frozenset
+    forwards_groups: bool = False
 
 
 def _op(node: Node, manual: bool) -> _Op:
@@ -145,7 +146,8 @@ def _op(node: Node, manual: bool) -> _Op:
     return _Op(node.label, kind, bool(p.pure), bool(p.copy),
                frozenset(p.reads) | frozenset(a for k in keys for a in k), frozenset(p.reads),
                frozenset(p.writes) | new, None if p.output_fields is None else frozenset(p.output_fields),
-               tuple(p.emits), frozenset(p.card_reads), keys, new)
+               tuple(p.emits), frozenset(p.card_reads), keys, new,
+               bool(getattr(p, "forwards_groups", False)))
 
 
 def _fact_text(o: _Op) -> set[str]:
@@ -159,11 +161,13 @@ def _fact_text(o: _Op) -> set[str]:
     out |= {f"card_reads({o.label}, {a})" for a in o.card_reads}
     for i, key in enumerate(o.keys):
         out |= {f"key({o.label}, {i}, {a})" for a in key}
+    if o.kind == "reduce" and o.forwards_groups:
+        out.add(f"preserves_groups({o.label})")
     return out
 
 
 _OP_PREDICATES = ("kind", "emits", "pure", "impure", "copies", "projects", "outputs", "reads",
-                  "writes", "card_reads", "key")
+                  "writes", "card_reads", "key", "preserves_groups")
 
 
 def _about(fact: str, label: str) -> bool:
@@ -531,8 +535,16 @@ def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes,
         f, g = (u, l) if u.kind == "map" else (l, u)
         out += _kgp(f, g.keys[0])
     elif rule == "theorem2_reduce_reduce":
-        out.append("KGP for a Reduce needs its groups passed through record by record, "
-                   "which no property establishes")
+        if kinds != {"reduce"}:
+            return out + ["the remark after Theorem 2 needs two Reduces"]
+        # KGP for a Reduce f and key K of g: f emits each K-group whole or not at all,
+        # which holds when f forwards its own groups whole and its key lies within K.
+        for f, g in ((u, l), (l, u)):
+            if not f.forwards_groups:
+                out.append(f"KGP fails: {f.label} does not forward its key groups whole")
+            elif not set(f.keys[0]) <= set(g.keys[0]):
+                outside = sorted(set(f.keys[0]) - set(g.keys[0]))[0]
+                out.append(f"KGP fails: key field {outside} of {f.label} is outside the key of {g.label}")
     elif rule in ("theorem3_product", "lemma1_join_join", "cogroup_map"):
         allowed = {"theorem3_product": ({"map"}, product), "lemma1_join_join": (product, product),
                    "cogroup_map": ({"map"}, {"cogroup"})}[rule]

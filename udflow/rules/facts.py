@@ -147,6 +147,9 @@ def op_datalog(o: OpFacts) -> Iterable[tuple]:
     for i, key in enumerate(o.keys):
         for a in key:
             yield ("key", o.label, i, a)
+    if o.kind == "reduce" and o.props is not None and o.props.forwards_groups:
+        # f(G) = G or []: keeps or drops whole key groups (KGP for Reduce, roc_kgp.py)
+        yield ("preserves_groups", o.label)
 
 
 def fact_strings(o: OpFacts) -> tuple[str, ...]:
@@ -161,6 +164,8 @@ def fact_strings(o: OpFacts) -> tuple[str, ...]:
     out += [f"card_reads({o.label}, {a})" for a in sorted(o.card_reads)]
     for i, key in enumerate(o.keys):
         out += [f"key({o.label}, {i}, {a})" for a in key]
+    if o.kind == "reduce" and o.props is not None and o.props.forwards_groups:
+        out.append(f"preserves_groups({o.label})")
     return tuple(out)
 
 

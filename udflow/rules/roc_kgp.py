@@ -14,8 +14,8 @@ KGP, key group preservation. A record-at-a-time operator f preserves the key
 groups of key K iff it emits exactly one record per call, or at most one and
 whether it emits depends only on attributes in K (card_reads(f) ⊆ K): then
 it keeps or drops whole groups. For a Reduce h (the remark after Theorem 2)
-KGP needs h to pass its groups through record by record (`preserves_groups`,
-which only a declaration can establish) with key(h) ⊆ K.
+KGP needs h to pass its groups through whole or not at all (`preserves_groups`,
+from the analysis' `forwards_groups`, see facts.py) with key(h) ⊆ K.
 
     before:  Reduce[K](g)          after:  Map(f)
                Map(f)                       Reduce[K](g)
