@@ -79,6 +79,7 @@ class CostModel:
         self.interner = interner or Interner()
         self._memo: dict[int, Estimate] = {}
         self._distinct: dict[tuple[int, str], Optional[float]] = {}
+        self._fields: dict[int, Optional[frozenset]] = {}
 
     # -- public ----------------------------------------------------------------
 
@@ -240,6 +241,13 @@ class CostModel:
 
     # -- distinct counts ---------------------------------------------------------
 
+    def _output_fields(self, node: Node):
+        """`flow.output_fields` once per subtree (it hashes the whole tree on every call)."""
+        key = self.interner.id_of(node)
+        if key not in self._fields:
+            self._fields[key] = output_fields(node)
+        return self._fields[key]
+
     def _distinct_of_fields(self, node: Node, fields) -> Optional[float]:
         """Distinct values of a field combination in `node`'s output; None if a field is unknown."""
         total = 1.0
@@ -264,7 +272,7 @@ class CostModel:
                 found = float(d) if d is not None else None
         else:
             for child in node.inputs:
-                carried = output_fields(child)
+                carried = self._output_fields(child)
                 if carried is None or field in carried:
                     found = self._distinct_field(child, field)
                     if found is not None:

@@ -28,17 +28,31 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from itertools import product
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Optional, Sequence
+from typing import Callable, Hashable, NamedTuple, Optional, Sequence
 
 from udflow.engine.memo import Interner
 from udflow.engine.search import Candidate
 from udflow.plan import Node, Source
 
 
+class _Derivation(NamedTuple):
+    """How an exchange's tree was reached; concatenated into a chain only when the tree
+    is new (most exchanges rediscover known trees)."""
+
+    parent: tuple
+    child: tuple
+    exchange: object
+
+    def chain(self) -> tuple:
+        return self.parent + self.child + (self.exchange,)
+
+
 @dataclass
 class MExpr:
-    """An operator over child groups, and the certificates of the exchanges that derived it."""
+    """An operator over child groups, and the exchanges that derived it (their certificates are
+    built only for the plans reported)."""
 
     op: Node  # the operator (its own inputs are some members of the child groups)
     children: tuple[int, ...]
@@ -99,7 +113,8 @@ class GroupSearch:
         return g
 
     def insert(self, tree: Node, into: Optional[int] = None, provenance: tuple = ()) -> int:
-        """The group of `tree` (created or found); with `into`, the tree is known to belong there."""
+        """The group of `tree` (created or found); with `into`, the tree is known to belong there.
+        `provenance` (a chain, or a `_Derivation`) is kept if `tree` becomes a new expression."""
         tree_id = self.interner.id_of(tree)
         known = self._tree_group.get(tree_id)
         if known is not None:
@@ -114,6 +129,8 @@ class GroupSearch:
                 g = self._merge(g, self.find(into))
         else:
             g = self.find(into) if into is not None else self._new_group()
+            if isinstance(provenance, _Derivation):
+                provenance = provenance.chain()
             self._add_mexpr(g, MExpr(tree, children, provenance), key)
         self._tree_group[tree_id] = g
         return g
@@ -172,7 +189,7 @@ class GroupSearch:
             tree = self.interner.rebuild(m.op, tuple(inputs))
             g = self.group_of_mexpr(index)
             for exchange in self._ask(tree):
-                self.insert(exchange.after, into=g, provenance=m.provenance + cm.provenance + (exchange.certificate,))
+                self.insert(exchange.after, into=g, provenance=_Derivation(m.provenance, cm.provenance, exchange))
         return self.find(top)
 
     def _ask(self, tree: Node) -> tuple:
@@ -226,7 +243,10 @@ class GroupSearch:
             memo[g] = out = [unique[i] for i in dict.fromkeys(self.interner.id_of(c.node) for c in out)]
             return out
 
-        return expand(g)
+        try:
+            return expand(g)
+        finally:
+            del expand  # the recursive closure refers to itself: break the cycle, free the memo now
 
     def best(self, g: int, cost: Callable[[Node], float], prop: Callable[[Node], Hashable]) -> list[Candidate]:
         """Per group, the cheapest plan per (root operator, interesting property), bottom-up."""
@@ -236,25 +256,32 @@ class GroupSearch:
             g = self.find(g)
             if g in memo:
                 return memo[g]
-            kept: dict[Hashable, tuple[float, Candidate]] = {}
+            kept: dict[Hashable, tuple[float, Node, MExpr, tuple]] = {}
             for m in self.groups[g].mexprs:
-                combos: list[tuple[tuple[Node, ...], tuple]] = [((), m.provenance)]
-                for c in m.children:
-                    combos = [
-                        (nodes + (alt.node,), _merge_chains(chain, alt.chain))
-                        for nodes, chain in combos
-                        for alt in solve(c)
-                    ]
-                for nodes, chain in combos:
-                    tree = self.interner.rebuild(m.op, nodes) if nodes else m.op
+                # every combination of the children's kept plans, first child outermost; the
+                # chain of certificates is only assembled for the combinations kept
+                for alts in product(*(solve(c) for c in m.children)):
+                    tree = self.interner.rebuild(m.op, tuple([a.node for a in alts])) if alts else m.op
                     slot = (m.op.label, prop(tree))
                     c_ = cost(tree)
                     if slot not in kept or c_ < kept[slot][0]:
-                        kept[slot] = (c_, Candidate(tree, chain))
-            memo[g] = [cand for _, cand in sorted(kept.values(), key=lambda t: t[0])]
+                        kept[slot] = (c_, tree, m, alts)
+            memo[g] = [Candidate(tree, _chain_of(m.provenance, alts))
+                       for _, tree, m, alts in sorted(kept.values(), key=lambda t: t[0])]
             return memo[g]
 
-        return solve(g)
+        try:
+            return solve(g)
+        finally:
+            del solve  # the recursive closure refers to itself: break the cycle, free the memo now
+
+
+def _chain_of(provenance: tuple, alts: tuple) -> tuple:
+    """The chain of a multi-expression over the children's plans `alts`, as `plans` merges it."""
+    chain = provenance
+    for alt in alts:
+        chain = _merge_chains(chain, alt.chain)
+    return chain
 
 
 def _merge_chains(a: tuple, b: tuple) -> tuple:

@@ -74,7 +74,7 @@ class Interner:
         found = self._by_object.get(id(node))
         if found is not None:
             return found
-        structure = (self.operator_of(node), tuple(self.id_of(c) for c in node.inputs))
+        structure = (self.operator_of(node), tuple([self.id_of(c) for c in node.inputs]))
         found = self._by_structure.get(structure)
         if found is None:
             found = len(self.nodes)
@@ -96,15 +96,16 @@ class Interner:
 
     def rebuild(self, node: Node, inputs: tuple[Node, ...]) -> Node:
         """`node.with_inputs(*inputs)`, returning the interned tree when it exists already."""
-        structure = (self.operator_of(node), tuple(self.id_of(c) for c in inputs))
+        structure = (self.operator_of(node), tuple([self.id_of(c) for c in inputs]))
         found = self._by_structure.get(structure)
         if found is not None:
             return self.nodes[found]
         tree = with_inputs(node, inputs)
         found = len(self.nodes)
         self._by_structure[structure] = found
-        self.nodes.append(tree)
+        self.nodes.append(tree)  # kept alive here, so its id is its own
         self._by_object[id(tree)] = found
+        self._operators[id(tree)] = structure[0]  # the same operator as `node`
         return tree
 
     def node(self, node_id: int) -> Node:

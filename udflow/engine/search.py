@@ -33,19 +33,58 @@ questions, and the pruned search; this module is what it is tested against.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import abc, deque
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from udflow.engine.memo import Interner
 from udflow.plan import Node, Source
 
-Chain = tuple  # tuple of certificates, oldest first
+Chain = tuple  # tuple of exchanges (`rules.Exchange`), oldest first
+
+
+class CertificateChain(abc.Sequence):
+    """The certificates of a chain of exchanges, built on first access: a search meets
+    thousands of exchanges, a user reads the certificates of a few plans."""
+
+    __slots__ = ("_chain", "_certificates")
+
+    def __init__(self, chain: Chain) -> None:
+        self._chain = tuple(chain)
+        self._certificates = None
+
+    def _resolve(self) -> tuple:
+        if self._certificates is None:
+            self._certificates = tuple(getattr(x, "certificate", x) for x in self._chain)
+        return self._certificates
+
+    def __len__(self) -> int:
+        return len(self._chain)
+
+    def __getitem__(self, i):
+        return self._resolve()[i]
+
+    def __iter__(self):
+        return iter(self._resolve())
+
+    def __bool__(self) -> bool:
+        return bool(self._chain)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, (CertificateChain, tuple, list)):
+            return self._resolve() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._resolve())
+
+    def __repr__(self) -> str:
+        return repr(self._resolve())
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One alternative of a subtree and the certificates of the exchanges that produced it."""
+    """One alternative of a subtree and the exchanges that produced it."""
 
     node: Node
     chain: Chain
@@ -115,7 +154,7 @@ class Search:
                     offer(self.interner.rebuild(tree, tuple(inputs)), chain + alt.chain)
             # (root) step: exchange the root with one of its inputs
             for exchange in self._exchanges_of(tree):
-                offer(exchange.after, chain + (exchange.certificate,))
+                offer(exchange.after, chain + (exchange,))
         return list(kept.values())
 
     def _exchanges_of(self, tree: Node) -> tuple:

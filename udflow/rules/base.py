@@ -23,7 +23,9 @@ The four local moves (labels are kept, nodes are rebuilt):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterator, Optional
 
 from udflow.plan import Node, Source
@@ -44,6 +46,28 @@ class Move:
     stays_for: tuple[str, ...] = ()  # the operator that must not touch each of them
 
 
+class _PendingMove(Move):
+    """A `Move` whose `after` tree is built on first access: most candidate moves are refused
+    by a set lookup before anyone looks at the rewritten tree."""
+
+    def __init__(self, shape, before, after, upper, lower, side=0, variant="", stays=(), stays_for=(),
+                 *, build=None):
+        values = dict(shape=shape, before=before, upper=upper, lower=lower, side=side,
+                      variant=variant, stays=stays, stays_for=stays_for)
+        if after is not None or build is None:
+            values["after"] = after
+        else:
+            values["_build"] = build
+        self.__dict__.update(values)
+
+    def __getattr__(self, name):
+        if name == "after":  # only reached while the tree is not built
+            tree = self.__dict__.pop("_build")()
+            self.__dict__["after"] = tree
+            return tree
+        raise AttributeError(name)
+
+
 @dataclass(frozen=True)
 class Decision:
     allowed: bool
@@ -53,41 +77,69 @@ class Decision:
     after: Optional[Node] = None  # a rewrite different from the move's (e.g. a Reduce key rewritten)
 
 
+@lru_cache(maxsize=None)
+def _plain_inputs(cls: type) -> Optional[tuple[str, ...]]:
+    """The input fields of a node class whose `with_inputs` is `Node`'s own and whose
+    construction is the plain dataclass one (no `__post_init__`); None otherwise."""
+    if not dataclasses.is_dataclass(cls) or cls.with_inputs is not Node.with_inputs \
+            or hasattr(cls, "__post_init__"):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name in ("input", "left", "right"))
+
+
+def rebuild(node: Node, *inputs: Node) -> Node:
+    """`node.with_inputs(*inputs)` without `dataclasses.replace`'s re-validation: the moves
+    build every candidate's tree, thousands per search, from nodes that were validated once.
+    (The shape functions take it as a parameter: a RuleBook passes its own, which returns one
+    object per distinct tree, so that everything memoized per node object is found again.)"""
+    names = _plain_inputs(type(node))
+    if names is None or len(names) != len(inputs):
+        return node.with_inputs(*inputs)
+    copy = object.__new__(type(node))
+    copy.__dict__.update(node.__dict__)
+    copy.__dict__.update(zip(names, inputs))
+    return copy
+
+
 def is_operator(node: Node) -> bool:
     return not isinstance(node, Source)
 
 
-def unary_unary(node: Node) -> Iterator[Move]:
+def unary_unary(node: Node, rebuild=rebuild) -> Iterator[Move]:
     if node.arity == 1 and is_operator(node.inputs[0]) and node.inputs[0].arity == 1:
         lower = node.inputs[0]
-        after = lower.with_inputs(node.with_inputs(lower.inputs[0]))
-        yield Move("unary/unary", node, after, node, lower)
+        yield _PendingMove("unary/unary", node, None, node, lower,
+                           build=lambda: rebuild(lower, rebuild(node, lower.inputs[0])))
 
 
-def unary_binary(node: Node) -> Iterator[Move]:
+def unary_binary(node: Node, rebuild=rebuild) -> Iterator[Move]:
     if node.arity == 1 and is_operator(node.inputs[0]) and node.inputs[0].arity == 2:
         b = node.inputs[0]
         for side in (0, 1):
-            ins = list(b.inputs)
-            other = ins[1 - side]
-            ins[side] = node.with_inputs(ins[side])
-            yield Move("unary/binary", node, b.with_inputs(*ins), node, b, side,
-                       stays=(other,), stays_for=(node.label,))
+            def after(side=side):
+                ins = list(b.inputs)
+                ins[side] = rebuild(node, ins[side])
+                return rebuild(b, *ins)
+
+            yield _PendingMove("unary/binary", node, None, node, b, side,
+                               stays=(b.inputs[1 - side],), stays_for=(node.label,), build=after)
 
 
-def binary_unary(node: Node) -> Iterator[Move]:
+def binary_unary(node: Node, rebuild=rebuild) -> Iterator[Move]:
     if node.arity == 2:
         for side in (0, 1):
             u = node.inputs[side]
             if is_operator(u) and u.arity == 1:
-                ins = list(node.inputs)
-                ins[side] = u.inputs[0]
-                other = node.inputs[1 - side]
-                yield Move("binary/unary", node, u.with_inputs(node.with_inputs(*ins)), node, u, side,
-                           stays=(other,), stays_for=(u.label,))
+                def after(side=side, u=u):
+                    ins = list(node.inputs)
+                    ins[side] = u.inputs[0]
+                    return rebuild(u, rebuild(node, *ins))
+
+                yield _PendingMove("binary/unary", node, None, node, u, side,
+                                   stays=(node.inputs[1 - side],), stays_for=(u.label,), build=after)
 
 
-def binary_binary(node: Node) -> Iterator[Move]:
+def binary_binary(node: Node, rebuild=rebuild) -> Iterator[Move]:
     if node.arity != 2:
         return
     b1 = node
@@ -96,20 +148,20 @@ def binary_binary(node: Node) -> Iterator[Move]:
         x, y = left.inputs
         z = right
         # B1(B2(X,Y),Z) -> B2(X, B1(Y,Z)): B1 must not touch X, B2 must not touch Z
-        yield Move("binary/binary", node, left.with_inputs(x, b1.with_inputs(y, z)), b1, left, 0,
-                   "B2(X, B1(Y, Z))", (x, z), (b1.label, left.label))
+        yield _PendingMove("binary/binary", node, None, b1, left, 0, "B2(X, B1(Y, Z))", (x, z),
+                           (b1.label, left.label), build=lambda x=x, y=y, z=z: rebuild(left, x, rebuild(b1, y, z)))
         # B1(B2(X,Y),Z) -> B2(B1(X,Z), Y): B1 must not touch Y, B2 must not touch Z
-        yield Move("binary/binary", node, left.with_inputs(b1.with_inputs(x, z), y), b1, left, 0,
-                   "B2(B1(X, Z), Y)", (y, z), (b1.label, left.label))
+        yield _PendingMove("binary/binary", node, None, b1, left, 0, "B2(B1(X, Z), Y)", (y, z),
+                           (b1.label, left.label), build=lambda x=x, y=y, z=z: rebuild(left, rebuild(b1, x, z), y))
     if is_operator(right) and right.arity == 2:
         x = left
         y, z = right.inputs
         # B1(X,B2(Y,Z)) -> B2(B1(X,Y), Z): B1 must not touch Z, B2 must not touch X
-        yield Move("binary/binary", node, right.with_inputs(b1.with_inputs(x, y), z), b1, right, 1,
-                   "B2(B1(X, Y), Z)", (z, x), (b1.label, right.label))
+        yield _PendingMove("binary/binary", node, None, b1, right, 1, "B2(B1(X, Y), Z)", (z, x),
+                           (b1.label, right.label), build=lambda x=x, y=y, z=z: rebuild(right, rebuild(b1, x, y), z))
         # B1(X,B2(Y,Z)) -> B2(Y, B1(X,Z)): B1 must not touch Y, B2 must not touch X
-        yield Move("binary/binary", node, right.with_inputs(y, b1.with_inputs(x, z)), b1, right, 1,
-                   "B2(Y, B1(X, Z))", (y, x), (b1.label, right.label))
+        yield _PendingMove("binary/binary", node, None, b1, right, 1, "B2(Y, B1(X, Z))", (y, x),
+                           (b1.label, right.label), build=lambda x=x, y=y, z=z: rebuild(right, y, rebuild(b1, x, z)))
 
 
 @dataclass
@@ -128,6 +180,12 @@ class Rule:
 
     def applies(self, book, move: Move) -> bool:
         """Whether this rule is about this pair of operator kinds at all."""
+        return True
+
+    def permits(self, book, move: Move) -> bool:
+        """A cheap necessary condition of `decide(...).allowed`: False means `decide` refuses,
+        so `RuleBook.exchanges` skips the move without building the reasons (`why_not` still
+        asks `decide` for them). The default knows nothing and says True."""
         return True
 
     def decide(self, book, move: Move) -> Decision:  # pragma: no cover - abstract
@@ -157,7 +215,7 @@ def well_formed(node: Node, output_fields) -> Optional[str]:
             pairs = [(n.left_key, n.inputs[0]), (n.right_key, n.inputs[1])]
         for key, child in pairs:
             carried = output_fields(child)
-            if carried is not None and not set(key) <= carried:
+            if carried is not None and not carried.issuperset(key):
                 missing = sorted(set(key) - carried)[0]
                 return f"{n.label}: key field {missing} is not carried by {child.label}"
     return None
@@ -199,6 +257,20 @@ class PairRule(Rule):
                 and book.op(u).kind not in self.canonical_first:
             return l, u
         return u, l
+
+    def permits(self, book, move: Move) -> bool:
+        # Only what `PairRule.decide` itself refuses on (a subclass with its own decide
+        # knows its own conditions): the Datalog program did not derive the pair, ...
+        if type(self).decide is not PairRule.decide:
+            return True
+        if not book.permitted(self.name, *self.pair_of(book, move)):
+            return False
+        # ... or, with the default position conditions, an operator touches a subtree it
+        # must stay clear of (a cached set lookup, no reasons built)
+        if type(self).position is PairRule.position:
+            return not any(book.touched_in(op_label, subtree)
+                           for subtree, op_label in zip(move.stays, move.stays_for))
+        return True
 
     def position(self, book, move: Move):
         """Position-dependent reasons, facts and SMT answers (default: stay-clear checks)."""

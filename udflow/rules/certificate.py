@@ -11,8 +11,8 @@ all of it from the flow and the analysis.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Optional
+from dataclasses import FrozenInstanceError, asdict, dataclass, field
+from typing import Callable, Optional
 
 from udflow.plan import Node
 
@@ -50,12 +50,57 @@ class Certificate:
         return json.dumps(self.to_dict(), indent=1)
 
 
-@dataclass(frozen=True)
 class Exchange:
-    rule: str
-    before: Node
-    after: Node
-    certificate: Certificate
+    """One valid rewrite: `rule` turns the subtree `before` into `after`, proved by `certificate`.
+
+    Immutable. The certificate (every fact, both plans drawn, the SMT text) is
+    what costs time, and a search meets thousands of exchanges but reports the
+    certificates of a few: `RuleBook` passes `build` instead, and the
+    certificate is built on first access (once; it is a pure function of the
+    book and the move), so `ex.certificate` always works.
+    """
+
+    __slots__ = ("rule", "before", "after", "_certificate", "_build")
+
+    def __init__(self, rule: str, before: Node, after: Node, certificate: Optional[Certificate] = None,
+                 *, build: Optional[Callable[[], Certificate]] = None):
+        if certificate is None and build is None:
+            raise TypeError("Exchange needs a certificate or a way to build it")
+        set_ = object.__setattr__
+        set_(self, "rule", rule)
+        set_(self, "before", before)
+        set_(self, "after", after)
+        set_(self, "_certificate", certificate)
+        set_(self, "_build", build)
+
+    @property
+    def certificate(self) -> Certificate:
+        cert = self._certificate
+        if cert is None:
+            cert = self._build()
+            object.__setattr__(self, "_certificate", cert)
+            object.__setattr__(self, "_build", None)
+        return cert
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _key(self) -> tuple:
+        return (self.rule, self.before, self.after, self.certificate)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self is other or self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Exchange(rule={self.rule!r}, before={self.before!r}, after={self.after!r})"
 
 
 @dataclass(frozen=True)

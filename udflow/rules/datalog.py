@@ -14,10 +14,40 @@ import threading
 from contextlib import contextmanager
 from typing import Iterable
 
-from pyDatalog import pyDatalog, pyParser
+from pyDatalog import pyDatalog, pyEngine, pyParser
 from pyDatalog.pyDatalog import Logic
 
 _LOCK = threading.RLock()
+
+
+def _constant(value):
+    # what pyParser.Term does with a constant ('True'/'False' strings become booleans)
+    return True if value == "True" else False if value == "False" else value
+
+
+def _assert_fact(predicate: str, args) -> None:
+    """`pyDatalog.assert_fact` without the parser's Literal/Term objects: the same engine
+    clause, built directly (a few hundred facts per flow: a large part of the load)."""
+    terms = [pyEngine.Term_of(_constant(a)) for a in args]
+    pyEngine.assert_(pyEngine.Clause(pyEngine.Literal(predicate, terms, len(terms)), []))
+
+
+def union_clauses(union: str, predicates: dict[str, int]) -> str:
+    """Clauses gathering several derived predicates into one, so that a single query answers
+    them all and pyDatalog's tables (ROC, conflicts, ...) are computed once for all of them:
+
+        udflow_derived('theorem1_map_map', V0, V1, 0, 0) <= theorem1_map_map(V0, V1)
+
+    Shorter predicates are padded with 0 (`Program.ask_all` cuts the answers back)."""
+    if not predicates:
+        return ""
+    width = max(predicates.values())
+    lines = []
+    for name, arity in predicates.items():
+        variables = [f"V{i}" for i in range(arity)]
+        head = ", ".join([repr(name)] + variables + ["0"] * (width - arity))
+        lines.append(f"{union}({head}) <= {name}({', '.join(variables)})")
+    return "\n".join(lines)
 
 
 class Program:
@@ -42,7 +72,7 @@ class Program:
                             f"rule {name}: its Datalog clauses do not load: {type(exc).__name__}: {exc}"
                         ) from None
                 for predicate, *args in facts:
-                    pyDatalog.assert_fact(predicate, *args)
+                    _assert_fact(predicate, args)
                 self._logic = Logic(True)
             finally:
                 if previous is not None:
@@ -78,6 +108,24 @@ class Program:
                 except AttributeError:  # a predicate no clause defines
                     answer = None
                 out[query] = set() if answer is None else {tuple(a) for a in answer.answers}
+        return out
+
+    def ask_all(self, predicates: dict[str, int], union: str) -> dict[str, set[tuple]]:
+        """Every answer of each predicate (name -> arity), through the `union_clauses(union,
+        predicates)` loaded with this program: one query instead of one per predicate."""
+        if not predicates:
+            return {}
+        width = max(predicates.values())
+        variables = ", ".join(f"V{i}" for i in range(width + 1))
+        try:
+            answers = self.ask(f"{union}({variables})")
+        except AttributeError:  # a predicate no clause defines: ask one by one, as ask_many does
+            return {name: found for name, found in zip(predicates, self.ask_many(
+                f"{name}({', '.join(f'V{i}' for i in range(arity))})" for name, arity in predicates.items()
+            ).values())}
+        out: dict[str, set[tuple]] = {name: set() for name in predicates}
+        for name, *args in answers:
+            out[name].add(tuple(args[: predicates[name]]))
         return out
 
     def holds(self, query: str) -> bool:

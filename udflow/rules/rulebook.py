@@ -7,31 +7,109 @@
 
 At construction the flow's facts are loaded into an isolated pyDatalog
 program (see `datalog.Program`) together with every registered rule module's
-clauses, and every position-independent permission and refusal is derived
-once. `exchanges` then only looks up those answers and evaluates the
+clauses, and every position-independent permission (and where attributes
+come from) is derived once, in one query; the refusals, which only reasons
+need, are derived in one more query the first time a reason is asked for.
+`exchanges` then only looks up those answers and evaluates the
 position-dependent conditions (which attributes a subtree can carry, key and
 foreign-key questions for Z3), memoized per subtree and per
-(operator, attribute origins) so repeated calls cost microseconds.
+(operator, attribute origins) so repeated calls cost microseconds. The
+certificate of an exchange is built when it is first read.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from typing import Iterable, Optional, Sequence
 
 from udflow.plan import Node, Source, draw
-from udflow.rules.base import Decision, Move, Rule
+from udflow.rules.base import SHAPES, Decision, Move, Rule, binary_binary, binary_unary, rebuild as base_rebuild, unary_binary, unary_unary
 from udflow.rules.certificate import Certificate, Exchange, Reason, Verdict
-from udflow.rules.datalog import Program
+from udflow.rules.datalog import Program, union_clauses
 from udflow.rules.facts import NOTHING, OpFacts, analysis_provider, fact_strings, fields_of, flow_facts
 from udflow.rules.keys import KeyOracle
+
+_DERIVED = "udflow_derived"  # the union predicates asked in one query each
+_REFUSED = "udflow_refused"
+
+_BUILTIN_SHAPES = (unary_unary, unary_binary, binary_unary, binary_binary)
 
 _CONFLICT_PROPS = {
     "write-read": ("writes", "reads"),
     "read-write": ("reads", "writes"),
     "write-write": ("writes", "writes"),
 }
+
+
+@functools.lru_cache(maxsize=None)
+def _own_fields(cls: type) -> tuple[str, ...]:
+    """A node class's compared attributes that are not inputs."""
+    return tuple(f.name for f in dataclasses.fields(cls)
+                 if f.compare and f.name not in ("input", "left", "right", "args"))
+
+
+class NodeMemo:
+    """A memo over plan nodes keyed one level deep: the operator's own attributes and the
+    *identity* of its inputs, with the mapping methods `fields_of` uses.
+
+    A frozen plan node hashes its whole tree on every lookup; the search builds its trees
+    from shared subtrees, so this key costs one level (and a node object seen before is
+    found by its id alone). Entries keep their nodes alive, so an id in a key is never
+    reused while it is stored; structurally equal inputs that are different objects only
+    cost a recomputation."""
+
+    __slots__ = ("_entries", "_by_id")
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple, tuple] = {}
+        self._by_id: dict[int, tuple] = {}
+
+    @staticmethod
+    def _key(node, inputs=None) -> tuple:
+        cls = type(node)
+        values = node.__dict__
+        return (cls, tuple([values[name] for name in _own_fields(cls)]),
+                tuple([id(c) for c in (node.inputs if inputs is None else inputs)]))
+
+    def _find(self, node):
+        hit = self._by_id.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit
+        hit = self._entries.get(self._key(node))
+        if hit is not None:
+            self._by_id[id(node)] = hit = (node, hit[1])
+        return hit
+
+    def canonical(self, template, inputs: tuple, build):
+        """The one node equal to `template` over `inputs` (`build(template, *inputs)` the first time)."""
+        key = self._key(template, inputs)
+        hit = self._entries.get(key)
+        if hit is None:
+            node = build(template, *inputs)
+            hit = self._entries[key] = (node, node)
+        return hit[1]
+
+    def get(self, node, default=None):
+        hit = self._find(node)
+        return default if hit is None else hit[1]
+
+    def __contains__(self, node) -> bool:
+        return self._find(node) is not None
+
+    def __getitem__(self, node):
+        hit = self._find(node)
+        if hit is None:
+            raise KeyError(node)
+        return hit[1]
+
+    def __setitem__(self, node, value) -> None:
+        self._entries[self._key(node)] = self._by_id[id(node)] = (node, value)
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._by_id.clear()
 
 
 class RuleBook:
@@ -46,18 +124,27 @@ class RuleBook:
         if provider is None:
             provider = analysis_provider(manual=properties == "manual")
         self.provider = provider
-        self._fields: dict = {}
+        self._fields = NodeMemo()  # fields_of per node: plan nodes hash their whole tree
         self._fields_lock = threading.RLock()
         self.facts = flow_facts(self.root, provider, self._fields)
         self.rules: tuple[Rule, ...] = tuple(registry.rules() if rules is None else rules)
-        self.program = Program([(r.name, r.clauses) for r in self.rules], self.facts.datalog())
+        self._wanted_now, self._wanted_refused = self._wanted()
+        self._refusals = None
+        self.program = Program(
+            [(r.name, r.clauses) for r in self.rules]
+            + [("udflow", union_clauses(_DERIVED, self._wanted_now)),
+               ("udflow", union_clauses(_REFUSED, self._wanted_refused))],
+            self.facts.datalog(),
+        )
+        self._lock = threading.RLock()
         self.derived = self._derive()
         self.keys = KeyOracle(self.facts, self.fields, timeout_ms)
-        self._lock = threading.RLock()
         self._by_id: dict[int, tuple[Node, list]] = {}
-        self._by_node: dict[Node, list] = {}
+        self._by_node = NodeMemo()
+        self._trees = NodeMemo()  # the trees the moves build, one object each
         self._labels: dict[int, tuple[Node, frozenset]] = {}
         self._touch: dict = {}
+        self._touch_reasons: dict = {}
         self._decisions: dict = {}
         self._verdict_cache: dict = {}
         self._root_keys = {n.label: tuple(n.key) for n in self.root.walk()
@@ -65,20 +152,24 @@ class RuleBook:
 
     # -- derivation, once ------------------------------------------------------
 
-    def _derive(self) -> dict[str, set]:
-        derived: dict[str, set] = {}
-        wanted = {"touches_origin": 3, "udf_touches_origin": 3, "conflict": 4, "roc": 2, "kgp": 2}
+    def _wanted(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The derived predicates `exchanges` needs (attribute origins, every rule's permission,
+        extra predicates) and, separately, the refusals (only `why_not` and reasons need them)."""
+        wanted = {"touches_origin": 3, "udf_touches_origin": 3}
+        refused = {}
         for rule in self.rules:
             if f"{rule.name}(" in rule.clauses or f"{rule.name}_refused(" in rule.clauses:
                 wanted[rule.name] = 2
-                wanted[f"{rule.name}_refused"] = 4
+                refused[f"{rule.name}_refused"] = 4
             for p in rule.extra_predicates:
                 name, arity = p.split("/")
                 wanted[name] = int(arity)
-        queries = {name: f"{name}({', '.join(f'V{i}' for i in range(arity))})" for name, arity in wanted.items()}
-        answers = self.program.ask_many(queries.values())
-        for name, query in queries.items():
-            derived[name] = {a for a in answers[query] if NOTHING not in a}
+        return wanted, refused
+
+    def _derive(self) -> dict[str, set]:
+        """Ask the program, in one query, for every permission and attribute origin."""
+        derived = self.program.ask_all(self._wanted_now, _DERIVED)
+        derived = {name: {a for a in answers if NOTHING not in a} for name, answers in derived.items()}
         touches: dict[str, dict[str, set]] = {}
         for op, origin, attr in derived["touches_origin"]:
             touches.setdefault(op, {}).setdefault(origin, set()).add(attr)
@@ -87,12 +178,23 @@ class RuleBook:
         for op, origin, attr in derived["udf_touches_origin"]:
             udf.setdefault(op, {}).setdefault(origin, set()).add(attr)
         self.udf_touches = udf
-        self.refusals: dict[tuple[str, str, str], list] = {}
-        for name in list(derived):
-            if name.endswith("_refused"):
-                for u, l, cond, attr in derived[name]:
-                    self.refusals.setdefault((name[: -len("_refused")], u, l), []).append((cond, attr))
         return derived
+
+    @property
+    def refusals(self) -> dict[tuple[str, str, str], list]:
+        """(rule, upper, lower) -> [(condition, attribute)]: every refusal the program derives,
+        asked in one query the first time a reason is wanted."""
+        if self._refusals is None:
+            with self._lock:
+                if self._refusals is None:
+                    found = self.program.ask_all(self._wanted_refused, _REFUSED)
+                    refusals: dict[tuple[str, str, str], list] = {}
+                    for name, answers in found.items():
+                        self.derived[name] = answers = {a for a in answers if NOTHING not in a}
+                        for u, l, cond, attr in answers:
+                            refusals.setdefault((name[: -len("_refused")], u, l), []).append((cond, attr))
+                    self._refusals = refusals
+        return self._refusals
 
     def query(self, text: str) -> set[tuple]:
         """Ask this book's Datalog program directly (for tests and tooling)."""
@@ -115,7 +217,8 @@ class RuleBook:
         hit = self._labels.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
-        labels = frozenset(n.label for n in node.walk())
+        # from the children's sets: the search's trees share their subtrees, so this is one level
+        labels = frozenset({node.label}).union(*(self.labels_in(c) for c in node.inputs))
         self._labels[id(node)] = (node, labels)
         return labels
 
@@ -165,8 +268,19 @@ class RuleBook:
         return out
 
     def touch_reasons(self, rule: str, op_label: str, subtree: Node, udf_only: bool = False) -> list[Reason]:
+        """Why `op` may not leave `subtree` (it touches attributes from there); [] if it may."""
+        touched = self.touched_in(op_label, subtree, udf_only)
+        if not touched:
+            return []
+        key = (rule, op_label, self.labels_in(subtree), subtree.label, udf_only)
+        hit = self._touch_reasons.get(key)
+        if hit is None:
+            hit = self._touch_reasons[key] = tuple(self._touch_reasons_of(rule, op_label, subtree, touched))
+        return list(hit)
+
+    def _touch_reasons_of(self, rule: str, op_label: str, subtree: Node, touched: dict) -> list[Reason]:
         out = []
-        for origin, attrs in sorted(self.touched_in(op_label, subtree, udf_only).items()):
+        for origin, attrs in sorted(touched.items()):
             for a in sorted(attrs):
                 out.append(self.reason(rule, "touches the other input", a, (op_label,),
                                        detail=f"{a} comes from {origin}, below {subtree.label}"))
@@ -178,7 +292,7 @@ class RuleBook:
         for subtree, op_label in zip(move.stays, move.stays_for):
             out.append(f"clear_of({op_label}, {subtree.label})")
             out += [f"contains({subtree.label}, {n})" for n in sorted(self.labels_in(subtree))]
-            for origin, attrs in self.touches.get(op_label, {}).items():
+            for origin, attrs in sorted(self.touches.get(op_label, {}).items()):
                 out += [f"origin({a}, {origin})" for a in sorted(attrs)]
         return out
 
@@ -191,28 +305,54 @@ class RuleBook:
             return hit[1]
         with self._lock:
             result = self._by_node.get(node)
-            if result is None:
-                result = [ex for ex, _, _ in self._evaluate(node) if ex is not None]
+            if result is None:  # an equal tree over the same input objects was not asked either
+                result = [ex for ex, _, _ in self._evaluate(node, explain=False)]
                 self._by_node[node] = result
             self._by_id[id(node)] = (node, result)
         return result
 
-    def _evaluate(self, node: Node) -> list[tuple[Optional[Exchange], Decision, Move]]:
+    def _evaluate(self, node: Node, explain: bool = True) -> list[tuple[Optional[Exchange], Decision, Move]]:
+        """The decision of every rule on every move at `node`; without `explain`, only the
+        allowed ones, and moves a rule refuses outright (`Rule.permits`) are not decided."""
         out = []
         if isinstance(node, Source):
             return out
+        shared: dict[str, list[Move]] = {}  # the moves of one shape, built once for every rule
         for rule in self.rules:
-            for move in rule.moves(node):
-                if not rule.applies(self, move):
-                    continue
-                decision = rule.decide(self, move)
-                exchange = None
-                if decision.allowed:
-                    if decision.after is not None:
-                        move = dataclasses.replace(move, after=decision.after)
-                    exchange = Exchange(rule.name, node, move.after, self._certificate(rule, move, decision))
-                out.append((exchange, decision, move))
+            if type(rule).moves is not Rule.moves:  # a rule with its own matcher
+                groups = (list(rule.moves(node)),)
+            else:
+                groups = []
+                for shape in rule.shapes:
+                    found = shared.get(shape)
+                    if found is None:
+                        make = SHAPES[shape]
+                        found = shared[shape] = list(
+                            make(node, rebuild=self._rebuild) if make in _BUILTIN_SHAPES else make(node))
+                    groups.append(found)
+            for moves in groups:
+                for move in moves:
+                    if not rule.applies(self, move):
+                        continue
+                    if not explain and not rule.permits(self, move):
+                        continue
+                    decision = rule.decide(self, move)
+                    exchange = None
+                    if decision.allowed:
+                        if decision.after is not None:
+                            move = dataclasses.replace(move, after=decision.after)
+                        exchange = Exchange(rule.name, node, move.after,
+                                            build=functools.partial(self._certificate, rule, move, decision))
+                    elif not explain:
+                        continue
+                    out.append((exchange, decision, move))
         return out
+
+    def _rebuild(self, node: Node, *inputs: Node) -> Node:
+        """`node` over `inputs`, one object per distinct tree: the moves at different subtrees
+        build the same trees again and again, and every memo here (fields, labels, the
+        exchanges themselves) and the search's interner find a known object in one step."""
+        return self._trees.canonical(node, inputs, base_rebuild)
 
     def _certificate(self, rule: Rule, move: Move, decision: Decision) -> Certificate:
         ops = (move.upper.label, move.lower.label)
@@ -285,9 +425,14 @@ class RuleBook:
         return None
 
     def close(self) -> None:
-        self.program.close()
-        self._by_id.clear()
-        self._by_node.clear()
+        """Drop every memo (a search leaves hundreds of thousands of entries) and the Datalog
+        program once nothing needs it: the refusals (for `why_not`) are asked lazily, so the
+        program stays until they are. The book still answers after `close`, recomputing."""
+        if self._refusals is not None:
+            self.program.close()
+        for memo in (self._by_id, self._by_node, self._trees, self._labels, self._touch,
+                     self._touch_reasons, self._decisions):
+            memo.clear()
 
     def __enter__(self) -> "RuleBook":
         return self
