@@ -50,13 +50,11 @@ Run it:  python -m examples.clickstream --data data/clickstream --scale 0.05
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
-import time
 
 import udflow
-from examples.paper_tasks import annotate, write_parquet
+from examples.paper_tasks import annotate, run_task, write_parquet
 
 SESSIONS_PER_SCALE = 100_000  # scale 1.0: 100k sessions, about 720k clicks
 ACTIONS = ("home", "search", "view", "cart")
@@ -217,20 +215,15 @@ def generate_data(
     return data_dir
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Clickstream processing (paper, Figure 4) via udflow")
-    parser.add_argument("--data", default="data/clickstream")
-    parser.add_argument("--scale", type=float, default=0.05)
-    parser.add_argument("--engine", default="spark", choices=("spark", "reference"))
-    args = parser.parse_args(argv)
-    generate_data(args.data, args.scale)
-    flow = build_flow(args.data)
-    print(flow, "\n")
-    t0 = time.perf_counter()
-    rows = flow.collect(engine=args.engine)
-    print(f"{len(rows)} buying sessions of logged-in users ({time.perf_counter() - t0:.2f} s)")
+def _show(rows, seconds) -> None:
+    print(f"{len(rows)} buying sessions of logged-in users ({seconds:.2f} s)")
     for r in sorted(rows, key=lambda r: r["session_id"])[:10]:
         print(f"  {r['session_id']}  {r['name']:<12} {r['country']}  {r['clicks']:>3} clicks, {r['buys']} buys")
+
+
+def main(argv=None) -> None:
+    run_task("Clickstream processing (paper, Figure 4) via udflow", "data/clickstream",
+             generate_data, build_flow, _show, argv)
 
 
 if __name__ == "__main__":

@@ -76,3 +76,21 @@ def bag_difference(a: Counter, b: Counter, limit: int = 3) -> str:
         for record in list(extra)[:limit]:
             lines.append(f"  only in {name}: {dict(record)}")
     return "\n".join(lines)
+
+
+def run_task(description: str, default_data: str, generate_data, build_flow, show, argv=None) -> None:
+    """The command-line driver of a paper task: generate data, run the flow, `show(rows, seconds)`."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", default=default_data)
+    parser.add_argument("--scale", type=float, default=0.05)
+    parser.add_argument("--engine", default="spark", choices=("spark", "reference"))
+    args = parser.parse_args(argv)
+    generate_data(args.data, args.scale)
+    flow = build_flow(args.data)
+    print(flow, "\n")
+    t0 = time.perf_counter()
+    rows = flow.collect(engine=args.engine)
+    show(rows, time.perf_counter() - t0)

@@ -39,18 +39,16 @@ Run it:  python -m examples.text_mining --data data/text-mining --scale 0.05
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import random
 import re
-import time
 from collections import deque
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 import udflow
-from examples.paper_tasks import annotate, write_parquet
+from examples.paper_tasks import annotate, run_task, write_parquet
 
 CORPUS = "abstracts.parquet"
 DOCS_PER_SCALE = 10_000  # scale 1.0: ten thousand abstracts, about 12 MB of text
@@ -497,20 +495,15 @@ def generate_data(
     return data_dir
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Gene-drug relation mining (paper, section 7.2) via udflow")
-    parser.add_argument("--data", default="data/text-mining")
-    parser.add_argument("--scale", type=float, default=0.05)
-    parser.add_argument("--engine", default="spark", choices=("spark", "reference"))
-    args = parser.parse_args(argv)
-    generate_data(args.data, args.scale)
-    flow = build_flow(args.data)
-    print(flow, "\n")
-    t0 = time.perf_counter()
-    rows = flow.collect(engine=args.engine)
-    print(f"{len(rows)} abstracts with a gene-drug relation ({time.perf_counter() - t0:.2f} s)")
+def _show(rows, seconds) -> None:
+    print(f"{len(rows)} abstracts with a gene-drug relation ({seconds:.2f} s)")
     for r in sorted(rows, key=lambda r: r["doc_id"])[:10]:
         print(f"  {r['doc_id']:>6}  {r['relations'].replace(' ', ', ')}")
+
+
+def main(argv=None) -> None:
+    run_task("Gene-drug relation mining (paper, section 7.2) via udflow", "data/text-mining",
+             generate_data, build_flow, _show, argv)
 
 
 if __name__ == "__main__":
