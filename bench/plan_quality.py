@@ -1,6 +1,6 @@
 """Does the cost model rank plans the way Spark runs them?  (the paper's Figure 5, issue 5)
 
-    python -m bench.plan_quality [--data data/tpch-sf0.1] [--scale 0.1] [--others 9] [--runs 2] [--warmup 3]
+    python -m bench.plan_quality [--data data/tpch-sf0.1] [--scale 0.1] [--others 9] [--runs 3] [--warmup 3]
 
 TPC-H Q7 as written (Figure 2(a)) at scale 0.1: optimize it (full enumeration),
 then run on Spark the chosen plan, the plan as written and `--others` plans
@@ -41,7 +41,7 @@ def main(argv=None) -> None:
     parser.add_argument("--data", default="data/tpch-sf0.1")
     parser.add_argument("--scale", type=float, default=0.1)
     parser.add_argument("--others", type=int, default=9)
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--warmup", type=int, default=3)
     args = parser.parse_args(argv)
 

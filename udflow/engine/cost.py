@@ -14,9 +14,14 @@ Cardinalities, bottom-up (section 7.1's hints, measured rather than given):
 
 Cost of a plan, in estimated seconds on Spark, is the sum over its operators of
 
-    python  = calls * (cost per call + PY_CALL) + bytes into Python * PY_BYTE
-    shuffle = bytes repartitioned * SHUFFLE_BYTE
-    bcast   = bytes broadcast * WORKERS * BROADCAST_BYTE
+    python  = calls * (cost per call + PY_CALL) + values into Python * PY_FIELD
+    shuffle = records repartitioned * SHUFFLE_ROW + their bytes * SHUFFLE_BYTE
+    bcast   = (records broadcast * BROADCAST_ROW + their bytes * BROADCAST_BYTE) * WORKERS
+
+A value into Python is one field of one record: the executor turns every Arrow
+value into a Python object and back, so a function placed above joins, over
+wide records, pays for every field it carries, not only for the fields it
+reads. Bytes are Spark row bytes (`statistics.record_bytes`).
 
 where every Match and Cross takes the cheaper of shuffling both inputs or
 broadcasting one (only a side under MAX_BROADCAST_BYTES may be broadcast). The
@@ -36,12 +41,15 @@ from udflow.engine.statistics import FunctionProfile, SourceStatistics
 from udflow.flow import output_fields
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 
-# Constants of the model (seconds). Their ratios matter, not their absolute values.
-PY_CALL = 1.5e-6  # crossing into a Python worker, per call
-PY_BYTE = 4e-9  # serialising a byte to and from Python
-SHUFFLE_BYTE = 5e-9  # serialising, writing to local disk, fetching and reading a byte of a shuffle
-BROADCAST_BYTE = 3e-9  # collecting a byte to the driver, sending it to one executor, hashing it
-WORKERS = 2  # executors receiving a broadcast copy (local[2] in tests; set higher for a cluster)
+# Constants of the model, in wall-clock seconds on local[2] (2 cores), measured by
+# `python -m bench.cost_calibration` (TPC-H 0.1 lineitem and orders; see docs/optimizer.md).
+PY_CALL = 0.0  # per call beyond its fields: the fit's intercept is unstable across runs (-0.7..+0.9 us); the function's own time is sampled
+PY_FIELD = 4.6e-7  # one value Arrow -> Python object -> Arrow: 0.44 us (lineitem, 16 fields), 0.48 us (orders, 9)
+SHUFFLE_ROW = 9.2e-7  # a record of an input of a shuffled (sort-merge) join: exchange, sort, merge
+SHUFFLE_BYTE = 2.0e-9  # ... and each of its bytes (the record count dominates: 2 wide vs 2 narrow fields)
+BROADCAST_ROW = 6.5e-7  # a record of the broadcast side: collected, hashed into a relation, sent, probed
+BROADCAST_BYTE = 7.1e-9  # ... and each of its bytes
+WORKERS = 1  # executor JVMs receiving a broadcast copy: one in local mode; the executors of a cluster
 MAX_BROADCAST_BYTES = 10 * 1024 * 1024  # Spark's own autoBroadcastJoinThreshold; a larger side can exhaust the driver (seen at TPC-H 0.1)
 
 Partitioning = frozenset  # of frozensets of fields: the data is hash-partitioned on any one of them
@@ -52,13 +60,14 @@ class Estimate:
     """The estimate of one subtree: its output and the cost of computing it (cumulative)."""
 
     rows: float
-    width: float  # bytes per record
+    width: float  # bytes per record (Spark row bytes)
     cost: float  # seconds, the whole subtree
     python_calls: float
     shuffled: float  # bytes, the whole subtree
     broadcast: float  # bytes, the whole subtree
     partitioning: Partitioning = frozenset()
     strategy: Optional[str] = None  # this operator's physical choice (Match/Cross)
+    fields: float = 1.0  # fields per record: the values each record carries into Python
 
     @property
     def bytes(self) -> float:
@@ -110,7 +119,7 @@ class CostModel:
     def _estimate(self, node: Node) -> Estimate:
         if isinstance(node, Source):
             stats = self.sources[node.label]
-            return Estimate(float(stats.rows), stats.width, 0.0, 0.0, 0.0, 0.0)
+            return Estimate(float(stats.rows), stats.width, 0.0, 0.0, 0.0, 0.0, fields=float(len(node.fields)))
         inputs = [self.estimate(c) for c in node.inputs]
         if isinstance(node, Map):
             return self._map(node, inputs[0])
@@ -133,7 +142,7 @@ class CostModel:
     def _map(self, node: Map, child: Estimate) -> Estimate:
         prof = self._profile(node)
         rows = child.rows * prof.selectivity
-        python = _python(child.rows, prof.cost, child.bytes)
+        python = _python(child.rows, prof.cost, child.rows * child.fields)
         return Estimate(
             rows,
             child.width * prof.width_ratio,
@@ -142,21 +151,23 @@ class CostModel:
             child.shuffled,
             child.broadcast,
             child.partitioning if node.is_filter else frozenset(),
+            fields=self._field_count(node, child.fields),
         )
 
     def _reduce(self, node: Reduce, child: Estimate) -> Estimate:
         prof = self._profile(node)
         groups = self._groups(node, child, prof)
-        shuffle = 0.0 if _partitioned_on(child.partitioning, node.key) else child.bytes
-        python = _python(groups, prof.cost, child.bytes)
+        shuffle = 0.0 if _partitioned_on(child.partitioning, node.key) else 1.0
+        python = _python(groups, prof.cost, child.rows * child.fields)
         return Estimate(
             groups * prof.selectivity,
             child.width * prof.width_ratio,
-            child.cost + python + shuffle * SHUFFLE_BYTE,
+            child.cost + python + _shuffle(child, shuffle),
             child.python_calls + groups,
-            child.shuffled + shuffle,
+            child.shuffled + shuffle * child.bytes,
             child.broadcast,
             frozenset({frozenset(node.key)}),
+            fields=self._field_count(node, child.fields),
         )
 
     def _groups(self, node: Reduce, child: Estimate, prof: FunctionProfile) -> float:
@@ -183,20 +194,24 @@ class CostModel:
         prof = self._profile(node) if node.fn is not None else None
         rows = pairs * (prof.selectivity if prof else 1.0)
         width = left.width + right.width
-        python = _python(pairs, prof.cost, pairs * width) if prof else 0.0
+        fields = left.fields + right.fields
+        python = _python(pairs, prof.cost, pairs * fields) if prof else 0.0
+        python += self._decoding(node.inputs[0], left) + self._decoding(node.inputs[1], right)
         options = []
         for side, est in (("broadcast_right", right), ("broadcast_left", left)):
             if est.bytes <= MAX_BROADCAST_BYTES:
                 other = left if side == "broadcast_right" else right
-                options.append((est.bytes * WORKERS * BROADCAST_BYTE, side, 0.0, est.bytes * WORKERS, other.partitioning))
+                cost = (est.rows * BROADCAST_ROW + est.bytes * BROADCAST_BYTE) * WORKERS
+                options.append((cost, side, 0.0, est.bytes * WORKERS, other.partitioning))
         if keys is not None:
-            moved = (0.0 if _partitioned_on(left.partitioning, keys[0]) else left.bytes) + (
-                0.0 if _partitioned_on(right.partitioning, keys[1]) else right.bytes
-            )
-            options.append((moved * SHUFFLE_BYTE, "shuffle", moved, 0.0, frozenset({frozenset(keys[0]), frozenset(keys[1])})))
+            moving = [e for e, k in ((left, keys[0]), (right, keys[1])) if not _partitioned_on(e.partitioning, k)]
+            moved = sum(e.bytes for e in moving)
+            cost = sum(_shuffle(e) for e in moving)
+            options.append((cost, "shuffle", moved, 0.0, frozenset({frozenset(keys[0]), frozenset(keys[1])})))
         elif not options:
             moved = left.bytes * right.rows + right.bytes * left.rows  # cartesian product
-            options.append((moved * SHUFFLE_BYTE, "shuffle", moved, 0.0, frozenset()))
+            cost = 2 * left.rows * right.rows * SHUFFLE_ROW + moved * SHUFFLE_BYTE
+            options.append((cost, "shuffle", moved, 0.0, frozenset()))
         physical, strategy, shuffled, broadcast, partitioning = min(options, key=lambda o: (o[0], o[1]))
         return Estimate(
             rows,
@@ -207,6 +222,7 @@ class CostModel:
             left.broadcast + right.broadcast + broadcast,
             partitioning,
             strategy,
+            fields=self._field_count(node, fields) if prof else fields,
         )
 
     def _cogroup(self, node: CoGroup, left: Estimate, right: Estimate) -> Estimate:
@@ -215,21 +231,24 @@ class CostModel:
             self._distinct_of_fields(node.right, node.right_key) or right.rows
         )
         moved = left.bytes + right.bytes
-        python = _python(groups, prof.cost, moved)
+        python = _python(groups, prof.cost, left.rows * left.fields + right.rows * right.fields)
+        python += self._decoding(node.left, left) + self._decoding(node.right, right)
         return Estimate(
             groups * prof.selectivity,
             left.width + right.width,
-            left.cost + right.cost + python + moved * SHUFFLE_BYTE,
+            left.cost + right.cost + python + _shuffle(left) + _shuffle(right),
             left.python_calls + right.python_calls + groups,
             left.shuffled + right.shuffled + moved,
             left.broadcast + right.broadcast,
             frozenset({frozenset(node.left_key), frozenset(node.right_key)}),
+            fields=self._field_count(node, left.fields + right.fields),
         )
 
     def _custom(self, node: Custom, inputs: list[Estimate]) -> Estimate:
         rows = sum(e.rows for e in inputs)
         width = max((e.width for e in inputs), default=0.0)
-        python = _python(rows, 0.0, rows * width) if not node.op_type.spark else 0.0
+        fields = max((e.fields for e in inputs), default=1.0)
+        python = _python(rows, 0.0, rows * fields) if not node.op_type.spark else 0.0
         return Estimate(
             rows,
             width,
@@ -237,7 +256,32 @@ class CostModel:
             sum(e.python_calls for e in inputs) + (rows if python else 0.0),
             sum(e.shuffled for e in inputs),
             sum(e.broadcast for e in inputs),
+            fields=self._field_count(node, fields),
         )
+
+    def _decoding(self, node: Node, est: Estimate) -> float:
+        """Turning a Python operator's pickled records into columns for a native consumer.
+
+        A Python operator that creates fields emits pickled records (Spark needs a schema
+        before it runs); a native join or a CoGroup above it makes the backend persist them
+        and decode every field of every record into columns: one more pass through Python.
+        """
+        if isinstance(node, Source) or (isinstance(node, Map) and node.is_filter):
+            return 0.0
+        if isinstance(node, (Match, Cross)) and node.fn is None:
+            return 0.0
+        if isinstance(node, Custom) and node.op_type.spark is not None:
+            return 0.0
+        out = self._output_fields(node)
+        carried = [self._output_fields(c) for c in node.inputs]
+        if out is not None and all(c is not None for c in carried) and out <= frozenset().union(*carried):
+            return 0.0  # no new field: the backend keeps its input's columns
+        return est.rows * est.fields * PY_FIELD
+
+    def _field_count(self, node: Node, otherwise: float) -> float:
+        """Fields per record of `node`'s output: from `output_fields` when known."""
+        known = self._output_fields(node)
+        return float(len(known)) if known else otherwise
 
     # -- distinct counts ---------------------------------------------------------
 
@@ -283,8 +327,14 @@ class CostModel:
         return found
 
 
-def _python(calls: float, cost_per_call: float, bytes_in: float) -> float:
-    return calls * (cost_per_call + PY_CALL) + bytes_in * PY_BYTE
+def _python(calls: float, cost_per_call: float, values_in: float) -> float:
+    """Calls of a function, plus every value (field of a record) converted into Python for it."""
+    return calls * (cost_per_call + PY_CALL) + values_in * PY_FIELD
+
+
+def _shuffle(est: Estimate, fraction: float = 1.0) -> float:
+    """Repartitioning an input (`fraction` 0 when it is already partitioned on the key)."""
+    return fraction * (est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE)
 
 
 def _partitioned_on(partitioning: Partitioning, key) -> bool:
