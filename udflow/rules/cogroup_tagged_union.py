@@ -26,6 +26,7 @@ moves need the same conditions.
 from udflow.plan import CoGroup, Reduce
 from udflow.rules.base import PairRule
 from udflow.rules.certificate import Reason
+from udflow.rules.roc_kgp import refusal_clauses
 
 MAP = "cogroup_map"
 REDUCE = "cogroup_reduce"
@@ -35,15 +36,13 @@ REDUCE_PAIR = "kind(U, 'reduce') & kind(L, 'cogroup')"
 
 CLAUSES = f"""
 {MAP}(U, L) <= {MAP_PAIR} & pure(U) & pure(L) & emits_one(U) & roc(U, L)
-{MAP}_refused(U, L, C, A) <= {MAP_PAIR} & impure_refused(U, L, C, A)
-{MAP}_refused(U, L, C, A) <= {MAP_PAIR} & conflict(U, L, C, A)
+""" + refusal_clauses(MAP, MAP_PAIR) + f"""
 {MAP}_refused(U, L, 'kgp: may drop records of one input only', '-') <= {MAP_PAIR} & ~emits_one(U)
 """
 
 REDUCE_CLAUSES = f"""
 {REDUCE}(U, L) <= {REDUCE_PAIR} & pure(U) & pure(L) & roc(U, L) & preserves_groups(U) & preserves_groups(L)
-{REDUCE}_refused(U, L, C, A) <= {REDUCE_PAIR} & impure_refused(U, L, C, A)
-{REDUCE}_refused(U, L, C, A) <= {REDUCE_PAIR} & conflict(U, L, C, A)
+""" + refusal_clauses(REDUCE, REDUCE_PAIR) + f"""
 {REDUCE}_refused(U, L, 'kgp: a Reduce may change the size of key groups', U) <= {REDUCE_PAIR} & ~preserves_groups(U)
 {REDUCE}_refused(U, L, 'kgp: a CoGroup may change the size of key groups', L) <= {REDUCE_PAIR} & ~preserves_groups(L)
 """

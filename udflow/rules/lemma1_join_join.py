@@ -19,15 +19,14 @@ In each, the operator that moves away from a subtree must not touch it.
 """
 
 from udflow.rules.base import PairRule
+from udflow.rules.roc_kgp import refusal_clauses
 
 NAME = "lemma1_join_join"
 PAIR = "product(U) & product(L)"
 
 CLAUSES = f"""
 {NAME}(U, L) <= {PAIR} & pure(U) & pure(L) & roc(U, L)
-{NAME}_refused(U, L, C, A) <= {PAIR} & impure_refused(U, L, C, A)
-{NAME}_refused(U, L, C, A) <= {PAIR} & conflict(U, L, C, A)
-"""
+""" + refusal_clauses(NAME, PAIR)
 
 RULE = PairRule(
     name=NAME, clauses=CLAUSES, shapes=("binary/binary",),

@@ -18,15 +18,14 @@ at one source or operator, so S can only carry attributes whose origin lies in S
 """
 
 from udflow.rules.base import PairRule
+from udflow.rules.roc_kgp import refusal_clauses
 
 NAME = "theorem3_product"
 PAIR = "kind(U, 'map') & product(L)"
 
 CLAUSES = f"""
 {NAME}(U, L) <= {PAIR} & pure(U) & pure(L) & roc(U, L)
-{NAME}_refused(U, L, C, A) <= {PAIR} & impure_refused(U, L, C, A)
-{NAME}_refused(U, L, C, A) <= {PAIR} & conflict(U, L, C, A)
-"""
+""" + refusal_clauses(NAME, PAIR)
 
 RULE = PairRule(
     name=NAME, clauses=CLAUSES, shapes=("unary/binary", "binary/unary"),

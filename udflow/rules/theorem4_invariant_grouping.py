@@ -57,21 +57,22 @@ from typing import Optional
 from udflow.plan import Node, Reduce, Source
 from udflow.rules.base import Decision, Move, PairRule, rekeyed, well_formed
 from udflow.rules.certificate import Reason
+from udflow.rules.roc_kgp import refusal_clauses
 
 THEOREM4 = "theorem4_reduce_cross"
 INVARIANT = "invariant_grouping"
 
+THEOREM4_PAIR = "kind(U, 'reduce') & kind(L, 'cross')"
+INVARIANT_PAIR = "kind(U, 'reduce') & kind(L, 'match')"
+
 THEOREM4_CLAUSES = f"""
-{THEOREM4}(U, L) <= kind(U, 'reduce') & kind(L, 'cross') & pure(U) & pure(L) & emits_one(L) & copies(L) & roc(U, L)
-{THEOREM4}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'cross') & impure_refused(U, L, C, A)
-{THEOREM4}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'cross') & conflict(U, L, C, A)
-"""
+{THEOREM4}(U, L) <= {THEOREM4_PAIR} & pure(U) & pure(L) & emits_one(L) & copies(L) & roc(U, L)
+""" + refusal_clauses(THEOREM4, THEOREM4_PAIR)
 
 INVARIANT_CLAUSES = f"""
-{INVARIANT}(U, L) <= kind(U, 'reduce') & kind(L, 'match') & pure(U) & pure(L) & emits_one(L) & copies(L) & roc(U, L)
-{INVARIANT}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'match') & impure_refused(U, L, C, A)
-{INVARIANT}_refused(U, L, C, A) <= kind(U, 'reduce') & kind(L, 'match') & conflict(U, L, C, A)
-{INVARIANT}_refused(U, L, 'the Match does not concatenate', '-') <= kind(U, 'reduce') & kind(L, 'match') & ~copies(L)
+{INVARIANT}(U, L) <= {INVARIANT_PAIR} & pure(U) & pure(L) & emits_one(L) & copies(L) & roc(U, L)
+""" + refusal_clauses(INVARIANT, INVARIANT_PAIR) + f"""
+{INVARIANT}_refused(U, L, 'the Match does not concatenate', '-') <= {INVARIANT_PAIR} & ~copies(L)
 """
 
 
