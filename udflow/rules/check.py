@@ -90,14 +90,19 @@ def _parse(text: str) -> _Tree:
     return root
 
 
-def _find(tree: _Tree, label: str) -> Optional[_Tree]:
-    if tree.label == label:
+def _first(tree: _Tree, wanted) -> Optional[_Tree]:
+    """The first subtree, parents before children, for which `wanted(subtree)` holds."""
+    if wanted(tree):
         return tree
     for c in tree.children:
-        hit = _find(c, label)
+        hit = _first(c, wanted)
         if hit is not None:
             return hit
     return None
+
+
+def _find(tree: _Tree, label: str) -> Optional[_Tree]:
+    return _first(tree, lambda t: t.label == label)
 
 
 # -- facts, recomputed from the analysis -----------------------------------------------
@@ -355,13 +360,7 @@ def _needed_facts(cert, ops, before, after, origins, everything, nodes, manual) 
 
 
 def _subtree_with(tree: _Tree, labels: set) -> Optional[_Tree]:
-    if tree.labels() == labels:
-        return tree
-    for c in tree.children:
-        hit = _subtree_with(c, labels)
-        if hit is not None:
-            return hit
-    return None
+    return _first(tree, lambda t: t.labels() == labels)
 
 
 @dataclass(frozen=True)
