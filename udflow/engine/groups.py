@@ -26,13 +26,12 @@ paragraphs.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from itertools import product
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, NamedTuple, Optional, Sequence
 
-from udflow.engine.memo import Interner
+from udflow.engine.memo import ExchangeMemo, Interner
 from udflow.engine.search import Candidate
 from udflow.plan import Node, Source
 
@@ -80,7 +79,6 @@ class GroupSearch:
     ):
         """`one_per_root`: ask about an input group once per root *operator* rather than once per
         multi-expression (the pruned search's exploration: one plan per possible root)."""
-        self._exchanges = exchanges
         self.one_per_root = one_per_root
         self.interner = interner or Interner()
         self._parent: dict[int, int] = {}  # union-find over group ids
@@ -91,9 +89,7 @@ class GroupSearch:
         self._tree_group: dict[int, int] = {}  # interned tree id -> group
         self._tasks: deque = deque()
         self._done: set[tuple[int, int, int]] = set()
-        self._asked: dict[int, tuple] = {}
-        self.exchange_calls = 0
-        self.exchange_seconds = 0.0  # time spent inside the RuleBook
+        self._asked = ExchangeMemo(exchanges, self.interner)
 
     # -- groups --------------------------------------------------------------------
 
@@ -193,15 +189,15 @@ class GroupSearch:
         return self.find(top)
 
     def _ask(self, tree: Node) -> tuple:
-        key = self.interner.id_of(tree)
-        found = self._asked.get(key)
-        if found is None:
-            self.exchange_calls += 1
-            started = time.perf_counter()
-            found = tuple(self._exchanges(tree))
-            self.exchange_seconds += time.perf_counter() - started
-            self._asked[key] = found
-        return found
+        return self._asked(tree)
+
+    @property
+    def exchange_calls(self) -> int:
+        return self._asked.calls
+
+    @property
+    def exchange_seconds(self) -> float:
+        return self._asked.seconds
 
     def representative(self, m: MExpr) -> Node:
         if m.rep is None:

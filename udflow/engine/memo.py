@@ -12,6 +12,7 @@ Two subtrees get the same id iff they are structurally equal: same operator
 from __future__ import annotations
 
 import dataclasses
+import time
 from functools import lru_cache
 
 from udflow.plan import Node, Source
@@ -113,3 +114,25 @@ class Interner:
 
     def __len__(self) -> int:
         return len(self.nodes)
+
+
+class ExchangeMemo:
+    """`RuleBook.exchanges` asked once per distinct subtree, counting calls and time spent."""
+
+    def __init__(self, exchanges, interner: Interner):
+        self._exchanges = exchanges
+        self._interner = interner
+        self._found: dict[int, tuple] = {}
+        self.calls = 0
+        self.seconds = 0.0  # time spent inside the RuleBook
+
+    def __call__(self, tree: Node) -> tuple:
+        key = self._interner.id_of(tree)
+        found = self._found.get(key)
+        if found is None:
+            self.calls += 1
+            started = time.perf_counter()
+            found = tuple(self._exchanges(tree))
+            self.seconds += time.perf_counter() - started
+            self._found[key] = found
+        return found

@@ -32,12 +32,11 @@ questions, and the pruned search; this module is what it is tested against.
 
 from __future__ import annotations
 
-import time
 from collections import abc, deque
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from udflow.engine.memo import Interner
+from udflow.engine.memo import ExchangeMemo, Interner
 from udflow.plan import Node, Source
 
 Chain = tuple  # tuple of exchanges (`rules.Exchange`), oldest first
@@ -99,12 +98,9 @@ class Search:
         *,
         interner: Optional[Interner] = None,
     ) -> None:
-        self._exchanges = exchanges
         self.interner = interner or Interner()
         self._memo: dict[int, list[Candidate]] = {}
-        self._exchange_memo: dict[int, tuple] = {}
-        self.exchange_calls = 0
-        self.exchange_seconds = 0.0  # time spent inside the RuleBook
+        self._exchanges_of = ExchangeMemo(exchanges, self.interner)
 
     def alternatives(self, node: Node) -> list[Candidate]:
         """Alts(node): every reachable reordering, the node itself first."""
@@ -157,13 +153,10 @@ class Search:
                 offer(exchange.after, chain + (exchange,))
         return list(kept.values())
 
-    def _exchanges_of(self, tree: Node) -> tuple:
-        key = self.interner.id_of(tree)
-        found = self._exchange_memo.get(key)
-        if found is None:
-            self.exchange_calls += 1
-            started = time.perf_counter()
-            found = tuple(self._exchanges(tree))
-            self.exchange_seconds += time.perf_counter() - started
-            self._exchange_memo[key] = found
-        return found
+    @property
+    def exchange_calls(self) -> int:
+        return self._exchanges_of.calls
+
+    @property
+    def exchange_seconds(self) -> float:
+        return self._exchanges_of.seconds
