@@ -79,15 +79,20 @@ def _files(path: str) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _parquet_size(path: str, mtime: float) -> tuple[int, float]:
+def _parquet_rows(path: str, mtime: float) -> int:
     import pyarrow.parquet as pq
 
-    rows, size = 0, 0
-    for file in _files(path):
-        meta = pq.ParquetFile(file).metadata
-        rows += meta.num_rows
-        size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    return rows, (size / rows if rows else 0.0)
+    return sum(pq.ParquetFile(file).metadata.num_rows for file in _files(path))
+
+
+@lru_cache(maxsize=256)
+def _parquet_width(path: str, columns: tuple, fields: tuple, mtime: float) -> float:
+    """Mean Spark row bytes over the first records of a parquet source (the sample's records)."""
+    return _mean_width(_head_of_file(path, "parquet", columns, fields, DEFAULT_SAMPLE_SIZE, mtime))
+
+
+def _mean_width(records) -> float:
+    return sum(record_bytes(r) for r in records) / len(records) if records else 0.0
 
 
 @lru_cache(maxsize=1024)
@@ -103,15 +108,10 @@ def _mtime(path: str) -> float:
     return max(os.path.getmtime(f) for f in _files(path))
 
 
-def _csv_rows(path: str) -> tuple[int, float]:
+def _csv_rows(path: str) -> int:
     import pyarrow.csv as pcsv
 
-    rows, size = 0, 0
-    for file in _files(path):
-        table = pcsv.read_csv(file)
-        rows += table.num_rows
-        size += table.nbytes
-    return rows, (size / rows if rows else 0.0)
+    return sum(pcsv.read_csv(file).num_rows for file in _files(path))
 
 
 def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStatistics:
@@ -119,20 +119,18 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
     wanted = [f for f in dict.fromkeys(key_fields) if f in src.fields]
     if src.path is None:
         rows = len(src.rows)
-        width = sum(record_bytes(r) for r in src.rows) / rows if rows else 0.0
+        width = _mean_width(src.rows)
         distinct = tuple(
             (f, len({_hashable(r.get(f)) for r in src.rows} - {None})) for f in wanted
         )
         return SourceStatistics(rows, width, distinct)
     mtime = _mtime(src.path)
-    if src.format == "csv":
-        rows, _ = _csv_rows(src.path)
-    else:
-        rows, _ = _parquet_size(src.path, mtime)
     # Bytes per record as Spark holds them, on the first records (the sample's records):
     # a column file's compressed or encoded size says little about what a shuffle moves.
-    sample = head(src, DEFAULT_SAMPLE_SIZE)
-    width = sum(record_bytes(r) for r in sample) / len(sample) if sample else 0.0
+    if src.format == "csv":
+        rows, width = _csv_rows(src.path), _mean_width(head(src, DEFAULT_SAMPLE_SIZE))
+    else:
+        rows, width = _parquet_rows(src.path, mtime), _parquet_width(src.path, src.columns, src.fields, mtime)
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
     distinct = tuple(
         (f, rows if f in primary else _distinct_in_file(src.path, src.format or "parquet", src.column_of(f), mtime))
