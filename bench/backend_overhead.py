@@ -47,6 +47,7 @@ from pyspark.sql.types import DecimalType, LongType, StringType, StructField, St
 
 from examples import tpch_q7
 from udflow.plan import Map, Reduce
+from udflow.spark_backend.session import new_session
 
 
 # -- running a dict-in, dicts-out Python function over Arrow batches ------------
@@ -161,16 +162,13 @@ def session() -> SparkSession:
     # PySpark starts its workers with $PYSPARK_PYTHON (default `python3` on PATH);
     # they need this interpreter, whose environment has pyarrow and udflow.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return (
-        SparkSession.builder.master("local[*]")
-        .appName("udflow-bench-backend-overhead")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "4g")
-        .config("spark.python.worker.reuse", "true")
-        .getOrCreate()
-    )
+    return new_session("local[*]", {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.memory": "4g",
+        "spark.python.worker.reuse": "true",
+    }, app_name="udflow-bench-backend-overhead")
 
 
 def main(argv=None) -> None:
@@ -184,7 +182,6 @@ def main(argv=None) -> None:
     tpch_q7.generate_data(data_dir, args.scale)
     load_before = os.getloadavg()[0]
     spark = session()
-    spark.sparkContext.setLogLevel("ERROR")
     try:
         flow = tpch_q7.build_flow(data_dir)
         fns = user_functions(flow)

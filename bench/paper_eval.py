@@ -295,23 +295,19 @@ def json_safe(value):
 
 
 def spark_session():
-    from pyspark.sql import SparkSession
+    from udflow.spark_backend.session import new_session
 
-    session = (
-        SparkSession.builder.master("local[*]")
-        .appName("udflow-paper-eval")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", str(2 * (os.cpu_count() or 2)))
-        .config("spark.default.parallelism", str(2 * (os.cpu_count() or 2)))
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "8g")
-        .config("spark.python.worker.reuse", "true")
-        .config("spark.pyspark.python", sys.executable)
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    return session
+    parallelism = str(2 * (os.cpu_count() or 2))
+    return new_session("local[*]", {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": parallelism,
+        "spark.default.parallelism": parallelism,
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.memory": "8g",
+        "spark.python.worker.reuse": "true",
+        "spark.pyspark.python": sys.executable,
+    }, app_name="udflow-paper-eval")
 
 
 def parse_args(argv=None):

@@ -58,6 +58,11 @@ def _positive(text: str) -> int:
     return value
 
 
+def _add_jobs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", "-j", type=_positive, default=min(4, os.cpu_count() or 1), metavar="N",
+                   help="worker processes (default: min(4, CPUs))")
+
+
 def build_parser() -> argparse.ArgumentParser:
     import udflow
 
@@ -80,8 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="a .py file or a folder of them")
     p.add_argument("--json", metavar="FILE", help="write every result (plans, costs, certificates) as JSON")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    p.add_argument("--jobs", "-j", type=_positive, default=min(4, os.cpu_count() or 1), metavar="N",
-                   help="worker processes (default: min(4, CPUs))")
+    _add_jobs_option(p)
     _add_optimizer_options(p)
 
     p = sub.add_parser(
@@ -108,8 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="a .py file, a folder, or a results .json file")
     p.add_argument("--sample", type=_positive, metavar="N",
                    help="compare original and chosen plan on N records per source")
-    p.add_argument("--jobs", "-j", type=_positive, default=min(4, os.cpu_count() or 1), metavar="N",
-                   help="worker processes (default: min(4, CPUs))")
+    _add_jobs_option(p)
     _add_optimizer_options(p)
 
     p = sub.add_parser(
