@@ -14,6 +14,7 @@ it, with a message naming the operator and the field:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -165,8 +166,6 @@ def _relabel(node: Node, taken: set[str]) -> Node:
     children = [_relabel(c, taken) for c in node.inputs]
     label = _unique_label(node.label, taken)
     taken.add(label)
-    import dataclasses
-
     rebuilt = node.with_inputs(*children) if children else node
     return dataclasses.replace(rebuilt, label=label) if label != node.label else rebuilt
 
