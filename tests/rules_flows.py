@@ -159,3 +159,67 @@ def tag_price(r):
 def cogroup_flow(fn=tag_price, filter_=False):
     cg = parts().cogroup(orders(), on=("p_id", "o_part"), f=count_matches)
     return cg.filter(fn) if filter_ else cg.map(fn)
+
+
+# -- CoGroup and a Reduce: the tagged union, Reduce-Reduce on it -------------------------------------
+
+
+ORDERS_OF_PARTS = [{"o_id": i, "o_part": i % 4 if i != 5 else None, "o_qty": i * 3 % 7} for i in range(9)]
+
+
+def order_lines():
+    return uf.source("orders", rows=ORDERS_OF_PARTS)
+
+
+def parts_with_keys():
+    return uf.source("parts", rows=PARTS, key=["p_id"])
+
+
+def with_part_price(left, right):
+    """Each order once, with its part's price; none when the part is unknown."""
+    right = list(right)
+    if right:
+        for o in left:
+            yield {**o, "o_price": right[0]["p_price"]}
+
+
+def busy_parts(rows):
+    """The orders of parts ordered at least twice, whole."""
+    rows = list(rows)
+    if len(rows) >= 2:
+        yield from rows
+
+
+def big_order_parts(rows):
+    rows = list(rows)
+    if any(r["o_qty"] > 4 for r in rows):
+        yield from rows
+
+
+def cheap_parts(rows):
+    """Reads the price the CoGroup adds: must stay above it."""
+    rows = list(rows)
+    if all(r["o_price"] is not None and r["o_price"] < 30 for r in rows):
+        yield from rows
+
+
+def orders_per_part(rows):
+    """One record per part: not a group filter."""
+    rows = list(rows)
+    yield {"o_part": rows[0]["o_part"], "n_orders": len(rows)}
+
+
+def cogroup_reduce_flow(reduce_fn=busy_parts, cogroup_fn=with_part_price, key=("o_part",), below=False):
+    orders = order_lines()
+    if below:
+        orders = orders.reduce(list(key), reduce_fn)
+    flow = orders.cogroup(parts_with_keys(), on=("o_part", "p_id"), f=cogroup_fn)
+    return flow if below else flow.reduce(list(key), reduce_fn)
+
+
+def priced_big_orders(left, right):
+    """Drops orders one by one: not all-or-nothing on the orders of a part."""
+    right = list(right)
+    for o in left:
+        if o["o_qty"] >= 2 and right:
+            yield {**o, "o_price": right[0]["p_price"]}

@@ -83,6 +83,13 @@ def total_a(rows):
         yield {**r, "tot_a": total}
 
 
+def a_groups_with_pos(rows):
+    """A group filter: the whole a_k group when one of its a_v is positive, else nothing."""
+    rows = list(rows)
+    if any(r["a_v"] is not None and r["a_v"] > 0 for r in rows):
+        yield from rows
+
+
 # name -> (kind, function, needed fields, key for reduces)
 UNARY = {
     "a_v_pos": ("filter", a_v_pos, {"a_v"}, None),
@@ -101,6 +108,7 @@ UNARY = {
     "total_a[a_k]": ("reduce", total_a, {"a_k"}, ["a_k"]),
     "total_a[b_k]": ("reduce", total_a, {"a_v", "b_k"}, ["b_k"]),
     "count_a[a_k,b_v]": ("reduce", count_a, {"a_k", "b_v"}, ["a_k", "b_v"]),
+    "a_groups_with_pos[a_k]": ("reduce", a_groups_with_pos, {"a_k", "a_v"}, ["a_k"]),
 }
 
 
@@ -157,8 +165,10 @@ def build(spec, bags):
                 flow = flow.match(c, on=("b_k", "c_k"))
             elif binaries[1] == "cross":
                 flow = flow.cross(c)
-            else:
+            elif binaries[1] == "cogroup":
                 flow = flow.cogroup(c, on=("a_k", "c_k"), f=pair_up)
+            else:
+                flow = flow.cogroup(c, on=("a_k", "c_k"), f=with_c_count)
     return stack(flow, top)
 
 
@@ -167,6 +177,14 @@ def pair_up(left, right):
     for p in left:
         for o in right:
             yield {**p, **o, "n_c": len(right)}
+
+
+def with_c_count(left, right):
+    """Forwards its left input record for record (when c has the key), extended."""
+    right = list(right)
+    if right:
+        for r in left:
+            yield {**r, "n_c": len(right), "c_total": sum(x["c_v"] or 0 for x in right)}
 
 
 def build_subtree(flow, subtree, bags):

@@ -136,3 +136,94 @@ def test_a_one_shot_iterator_consumed_before_forwarding_is_not_trusted():
 def test_only_reduce_functions_forward_groups():
     assert not analyze(buy_session, (FIELDS, FIELDS), "cogroup").forwards_groups
     assert not analyze(lambda r: r, FIELDS, "map").forwards_groups
+
+
+# -- CoGroup: forwarding one input record for record (`forwards_sides`) ------------------------------
+
+ORDERS = {"o_part", "o_qty"}
+PARTS = {"p_id", "p_price"}
+LEFT = [{"o_part": 1, "o_qty": 3}, {"o_part": 1, "o_qty": 1}]
+RIGHT = [{"p_id": 1, "p_price": 7}]
+
+
+def priced_orders(left, right):
+    right = list(right)
+    if right:
+        for o in left:
+            yield {**o, "o_price": right[0]["p_price"], "n_parts": len(right)}
+
+
+def orders_of_known_parts(left, right):
+    right = list(right)
+    if len(right) > 0:
+        yield from left
+
+
+def parts_with_orders(left, right):
+    left = list(left)
+    if left:
+        for p in right:
+            yield p
+
+
+def every_pair(left, right):
+    right = list(right)
+    for o in left:
+        for p in right:
+            yield {**o, **p}
+
+
+def orders_one_by_one(left, right):
+    right = list(right)
+    for o in left:
+        if o["o_qty"] > 2 and right:
+            yield {**o, "o_price": right[0]["p_price"]}
+
+
+def both_inputs(left, right):
+    yield from left
+    yield from right
+
+
+def computed_field_name(left, right):
+    name = "o_" + "price"
+    for o in left:
+        yield {**o, name: 1}
+
+
+def overwrites_then_forwards(left, right):
+    for o in left:
+        yield {"o_part": 0, **o}
+
+
+def cogroup_forwards(f) -> frozenset:
+    return analyze(f, (ORDERS, PARTS), "cogroup").forwards_sides
+
+
+def one_per_record_or_nothing(f, left, right, side) -> bool:
+    group = (left, right)[side]
+    out = list(f([dict(r) for r in left], [dict(r) for r in right]))
+    if not out:
+        return True
+    return len(out) == len(group) and all({**g, **o} == o for g, o in zip(group, out))
+
+
+@pytest.mark.parametrize("f, side", [(priced_orders, 0), (orders_of_known_parts, 0), (parts_with_orders, 1)])
+def test_cogroups_forwarding_one_input_are_found_with_evidence(f, side):
+    props = analyze(f, (ORDERS, PARTS), "cogroup")
+    assert props.forwards_sides == {side}
+    assert all(e.field == str(side) and e.line > 0 for e in props.evidence_for("forwards_sides"))
+    for left, right in ((LEFT, RIGHT), (LEFT, []), ([], RIGHT), (LEFT[:1], RIGHT)):
+        assert one_per_record_or_nothing(f, left, right, side)
+
+
+@pytest.mark.parametrize("f", [every_pair, orders_one_by_one, both_inputs, computed_field_name,
+                               overwrites_then_forwards])
+def test_cogroup_near_misses_forward_no_input(f):
+    assert cogroup_forwards(f) == frozenset()
+
+
+def test_near_misses_do_break_record_for_record_forwarding():
+    assert not one_per_record_or_nothing(every_pair, LEFT, RIGHT + [{"p_id": 1, "p_price": 8}], 0)
+    assert not one_per_record_or_nothing(orders_one_by_one, LEFT, RIGHT, 0)
+    assert not one_per_record_or_nothing(both_inputs, LEFT, RIGHT, 0)

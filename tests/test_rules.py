@@ -312,6 +312,84 @@ def test_filter_does_not_move_into_a_cogroup_input():
     assert any(r.condition.startswith("kgp") for r in reasons)
 
 
+def _cogroup_reduce_exchange(flow):
+    book = RuleBook(flow.root)
+    found = [e for e in book.exchanges(flow.root) if e.rule == "cogroup_reduce"]
+    return book, found
+
+
+def test_group_filter_moves_into_the_input_a_cogroup_forwards():
+    for fn in (F.busy_parts, F.big_order_parts):
+        flow = F.cogroup_reduce_flow(fn)
+        book, [ex] = _cogroup_reduce_exchange(flow)
+        assert ex.after.label == "CoGroup(with_part_price)"
+        assert ex.after.left.label == flow.root.label == f"Reduce[o_part]({fn.__name__})"
+        assert "forwards_side(CoGroup(with_part_price), 0)" in ex.certificate.facts
+        assert f"preserves_groups({flow.root.label})" in ex.certificate.facts
+        assert_equivalent(flow, ex)
+        assert bag(run(flow.root)) != bag(run(flow.root.input))  # the Reduce does filter here
+        [back] = only(book.exchanges(ex.after), "cogroup_reduce")
+        assert back.after == flow.root
+        assert_equivalent(flow, back)
+
+
+def test_group_filter_moves_out_of_a_forwarded_cogroup_input():
+    flow = F.cogroup_reduce_flow(below=True)
+    book, [ex] = _cogroup_reduce_exchange(flow)
+    assert ex.after.label == "Reduce[o_part](busy_parts)"
+    assert_equivalent(flow, ex)
+
+
+@pytest.mark.parametrize("case, condition", [
+    ("cogroup drops orders one by one", "kgp"),
+    ("reduce reads what the cogroup adds", "read-write"),
+    ("reduce aggregates, not filters groups", "kgp"),
+])
+def test_reduce_does_not_cross_a_cogroup_and_rightly_so(case, condition):
+    flow = {
+        "cogroup drops orders one by one": lambda: F.cogroup_reduce_flow(cogroup_fn=F.priced_big_orders),
+        "reduce reads what the cogroup adds": lambda: F.cogroup_reduce_flow(F.cheap_parts),
+        "reduce aggregates, not filters groups": lambda: F.cogroup_reduce_flow(F.orders_per_part),
+    }[case]()
+    book, found = _cogroup_reduce_exchange(flow)
+    assert found == []
+    reduce_label, cogroup_label = flow.root.label, flow.root.input.label
+    reasons = book.why_not(reduce_label, cogroup_label).reasons
+    assert any(r.condition.lower().startswith(condition) for r in reasons), reasons
+    # the refusal is needed: the Reduce on the orders input computes another bag
+    cg = flow.root.input
+    pushed = cg.with_inputs(flow.root.with_inputs(cg.left), cg.right)
+    if case != "reduce reads what the cogroup adds":  # below, o_price does not exist yet
+        assert bag(run(flow.root)) != bag(run(pushed))
+
+
+def test_reduce_keyed_otherwise_or_on_the_other_input_stays():
+    flow = F.cogroup_reduce_flow(F.busy_parts, key=("o_part", "o_qty"))
+    assert _cogroup_reduce_exchange(flow)[1] == []
+    parts = F.parts_with_keys().reduce(["p_id"], F.busy_parts)  # side 1: with_part_price drops parts
+    flow = F.order_lines().cogroup(parts, on=("o_part", "p_id"), f=F.with_part_price)
+    book = RuleBook(flow.root)
+    assert [e for e in book.exchanges(flow.root) if e.rule == "cogroup_reduce"] == []
+    reasons = book.why_not(flow.root.label, flow.root.right.label).reasons
+    assert any("does not forward input 1" in r.condition for r in reasons), reasons
+
+
+def test_cogroup_reduce_certificate_without_its_forwarding_fact_is_rejected():
+    flow = F.cogroup_reduce_flow()
+    _, [ex] = _cogroup_reduce_exchange(flow)
+    cert = ex.certificate
+    fact = "forwards_side(CoGroup(with_part_price), 0)"
+    tampered = dataclasses.replace(cert, facts=tuple(f for f in cert.facts if f != fact))
+    result = check(tampered, flow)
+    assert not result.ok and any(fact in p for p in result.problems)
+    # the same certificate presented for a flow whose CoGroup drops orders one by one
+    other = F.cogroup_reduce_flow(cogroup_fn=F.priced_big_orders)
+    renamed = Certificate.from_dict(json.loads(cert.to_json().replace("with_part_price", "priced_big_orders")))
+    result = check(renamed, other)
+    assert not result.ok
+    assert any("does not forward input 0" in p for p in result.problems), result.problems
+
+
 # -- impure functions ---------------------------------------------------------------------------------------
 
 
@@ -519,3 +597,13 @@ def test_manual_properties_allow_what_the_annotation_declares():
     assert bag(run(ex.before)) == bag(run(ex.after))
     if not analysed.exchanges(flow.root):  # when the analysis cannot see through it,
         assert not check(ex.certificate, flow, manual=False).ok  # the checker agrees with it
+
+
+def test_optimize_enumerates_the_reduce_on_either_side_of_a_forwarding_cogroup():
+    flow = F.cogroup_reduce_flow()
+    opt = uf.optimize(flow)
+    tops = sorted(a.node.label for a in opt.alternatives)
+    assert tops == ["CoGroup(with_part_price)", "Reduce[o_part](busy_parts)"]
+    expected = bag(run(flow.root))
+    for alt in opt.alternatives:
+        assert bag(run(alt.node)) == expected

@@ -20,6 +20,7 @@ FAMILIES = {
     "theorem4_reduce_cross": lambda: (F.theorem4_flow(), None),
     "invariant_grouping": lambda: (F.q15_flow(), None),
     "cogroup_map": lambda: (F.cogroup_flow(F.tag_price), None),
+    "cogroup_reduce": lambda: (F.cogroup_reduce_flow(), None),
 }
 
 

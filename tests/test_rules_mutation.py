@@ -1,4 +1,4 @@
-"""Mutation test: five deliberately weakened rule copies, injected through `RuleBook(rules=...)`
+"""Mutation test: six deliberately weakened rule copies, injected through `RuleBook(rules=...)`
 (never by editing udflow's files), are each caught by the independent checker or by the
 differential comparison on the reference interpreter."""
 
@@ -10,6 +10,8 @@ import pytest
 import udflow as uf
 from udflow.reference import run
 from udflow.rules import RuleBook, builtin_rules, check
+from udflow.rules.base import PairRule
+from udflow.rules.cogroup_tagged_union import REDUCE_RULE, CoGroupReduceRule
 from udflow.rules.theorem4_invariant_grouping import INVARIANT_CLAUSES, InvariantGroupingRule, rewrite_across
 
 from tests import rules_flows as F
@@ -88,6 +90,13 @@ class NoKeyUniqueness(InvariantGroupingRule):
         return [], [], smt, below if move.shape == "unary/binary" else above
 
 
+class CoGroupWithoutForwarding(CoGroupReduceRule):
+    """Reduce across a CoGroup without asking whether the CoGroup forwards that input."""
+
+    def position(self, book, move):
+        return PairRule.position(self, book, move)
+
+
 def mutants():
     dup_supplier = [{"s_suppkey": 0, "s_name": "A"}, {"s_suppkey": 0, "s_name": "B"},
                     {"s_suppkey": 1, "s_name": "C"}]
@@ -115,6 +124,12 @@ def mutants():
         "Reduce-Reduce without KGP": (
             weakened("theorem2_reduce_reduce", "roc(U, L) & kgp(U, L) & kgp(L, U)", "roc(U, L)"),
             grouped.reduce(["A"], first_with_count).reduce(["A"], count_a)),
+        "CoGroup-Reduce without side forwarding": (
+            replaced("cogroup_reduce", CoGroupWithoutForwarding(
+                name=REDUCE_RULE.name, clauses=REDUCE_RULE.clauses.replace(" & cogroup_forwards(L)\n", "\n"),
+                shapes=REDUCE_RULE.shapes, upper_kinds=REDUCE_RULE.upper_kinds,
+                lower_kinds=REDUCE_RULE.lower_kinds, order="canonical", canonical_first=("reduce",))),
+            F.cogroup_reduce_flow(cogroup_fn=F.priced_big_orders)),
     }
 
 

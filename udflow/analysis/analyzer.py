@@ -341,27 +341,39 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
 
 
 def _with_forwarding(props: UdfProperties, unit: Unit, target, bound, bound_kw) -> UdfProperties:
-    """Add `forwards_groups` to a pure Reduce that emits its records unchanged.
+    """Add `forwards_groups` to a pure Reduce that emits its records unchanged, and
+    `forwards_sides` to a pure CoGroup that emits records of one input one for one.
 
-    The interpreter vouches that nothing is modified (no writes, implicit copy);
-    `groups.forwarding_lines` that each call yields its whole group once or not at all.
+    The interpreter vouches for purity and for what is written (for a Reduce: nothing,
+    by implicit copy); `groups.forwarding_lines` that each call yields its whole group
+    once or not at all.
     """
-    if props.kind != "reduce" or not props.pure or props.writes or not props.copy:
-        return props
     node = unit.node
-    if not isinstance(node, ast.FunctionDef):
+    if not props.pure or not isinstance(node, ast.FunctionDef):
         return props
     params = [p.arg for p in node.args.posonlyargs + node.args.args][len(bound):]
     free = [p for p in params if p not in bound_kw]
-    if not free:
-        return props
-    lines = forwarding_lines(node, free[0], target.__globals__)
-    if lines is None:
-        return props
     index = unit.index
-    found = tuple(Evidence("forwards_groups", None, line, index.filename, index.text(line),
-                           "emits the whole group unchanged, or nothing") for line in lines)
-    return dataclasses.replace(props, forwards_groups=True, evidence=props.evidence + found)
+    if props.kind == "reduce" and free and not props.writes and props.copy:
+        lines = forwarding_lines(node, free[0], target.__globals__)
+        if lines is None:
+            return props
+        found = tuple(Evidence("forwards_groups", None, line, index.filename, index.text(line),
+                               "emits the whole group unchanged, or nothing") for line in lines)
+        return dataclasses.replace(props, forwards_groups=True, evidence=props.evidence + found)
+    if props.kind == "cogroup" and len(free) == 2:
+        sides, found = set(), []
+        for side, group in enumerate(free):
+            lines = forwarding_lines(node, group, target.__globals__, extend=True)
+            if lines is not None:
+                sides.add(side)
+                found += [Evidence("forwards_sides", str(side), line, index.filename, index.text(line),
+                                   f"emits each record of input {side} once, or none of them")
+                          for line in lines]
+        if sides:
+            return dataclasses.replace(props, forwards_sides=frozenset(sides),
+                                       evidence=props.evidence + tuple(found))
+    return props
 
 
 def _side_of(name, sides):

@@ -27,6 +27,19 @@ only be iterated by a comprehension or a loop without `yield`, or measured by
 function, a nested function that sees it) gives up. The parameter itself,
 when not materialised, may only be measured by `len` besides the forwarding:
 it may be a one-shot iterator, which a first pass would partly consume.
+
+A CoGroup function *forwards side i* under the same discipline with its i-th
+group parameter, one more forwarding site allowed, which extends each record
+with fields named by string literals:
+
+    for r in G:
+        yield {**r, "n_orders": len(other), ...}
+
+so that every call emits, for its side-i group G, one record per record of G
+(each that record, possibly extended) or nothing, and nothing at all when G is
+empty. The other group may be used freely: what the extension writes is the
+interpreter's `writes`, and the rules keep the Reduce that moves across the
+CoGroup away from those fields (ROC).
 """
 
 from __future__ import annotations
@@ -40,9 +53,10 @@ Counts = Optional[frozenset]
 _MANY = 2  # counts are capped: two or more is already wrong
 
 
-def forwarding_lines(fnode, group: str, globals_: dict) -> Optional[tuple[int, ...]]:
-    """The lines of the forwarding sites of reduce function `fnode` whose group
-    parameter is `group`, or None when it cannot be shown to forward whole groups."""
+def forwarding_lines(fnode, group: str, globals_: dict, extend: bool = False) -> Optional[tuple[int, ...]]:
+    """The lines of the forwarding sites of function `fnode` for its group parameter
+    `group`, or None when it cannot be shown to forward whole groups. `extend` also
+    accepts sites that extend each record with literal-named fields (CoGroup sides)."""
     if not isinstance(fnode, ast.FunctionDef):
         return None
     for name in ("list", "len"):
@@ -56,9 +70,9 @@ def forwarding_lines(fnode, group: str, globals_: dict) -> Optional[tuple[int, .
         return None
     materialised = names - {group} if not _rebinds_first(body, group) else names
     sites: list[int] = []
-    if not _uses_ok(fnode, body, names, group, materialised, sites):
+    if not _uses_ok(fnode, body, names, group, materialised, sites, extend):
         return None
-    fall, ret = _block(body, names)
+    fall, ret = _block(body, names, extend)
     paths = (fall or frozenset()) | (ret or frozenset())
     if not sites or not paths or max(paths) > 1:
         return None
@@ -97,7 +111,7 @@ def _group_names(body, group: str) -> Optional[frozenset]:
     return frozenset(names)
 
 
-def _forwarded(stmt, names) -> Optional[str]:
+def _forwarded(stmt, names, extend: bool = False) -> Optional[str]:
     """The group name a forwarding statement forwards, else None."""
     if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.YieldFrom)
             and isinstance(stmt.value.value, ast.Name) and stmt.value.value.id in names):
@@ -105,17 +119,31 @@ def _forwarded(stmt, names) -> Optional[str]:
     if (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and isinstance(stmt.iter, ast.Name)
             and stmt.iter.id in names and not stmt.orelse and len(stmt.body) == 1
             and isinstance(stmt.body[0], ast.Expr) and isinstance(stmt.body[0].value, ast.Yield)
-            and isinstance(stmt.body[0].value.value, ast.Name)
-            and stmt.body[0].value.value.id == stmt.target.id):
+            and _emits_record(stmt.body[0].value.value, stmt.target.id, extend)):
         return stmt.iter.id
     return None
+
+
+def _emits_record(value, name: str, extend: bool) -> bool:
+    """`name` itself, or (with `extend`) `{**name, "field": expr, ...}` where no expression
+    rebinds a name or yields: the record, unchanged or extended."""
+    if isinstance(value, ast.Name):
+        return value.id == name
+    if not (extend and isinstance(value, ast.Dict) and value.keys and value.keys[0] is None
+            and isinstance(value.values[0], ast.Name) and value.values[0].id == name):
+        return False
+    extra = list(zip(value.keys[1:], value.values[1:]))
+    return all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+               and not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Lambda))
+                           for n in ast.walk(v))
+               for k, v in extra)
 
 
 def _has_yield(node) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
 
 
-def _uses_ok(fnode, body, names, group, materialised, sites: list) -> bool:
+def _uses_ok(fnode, body, names, group, materialised, sites: list, extend: bool = False) -> bool:
     """Every occurrence of a group name (and of `list`/`len`) is one the module docstring allows."""
     allowed: set = set()  # ids of Name nodes whose use is accounted for
     for stmt in body:
@@ -128,7 +156,7 @@ def _uses_ok(fnode, body, names, group, materialised, sites: list) -> bool:
                 return False  # a closure over the group
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             return False
-        if isinstance(n, ast.stmt) and _forwarded(n, names) is not None:
+        if isinstance(n, ast.stmt) and _forwarded(n, names, extend) is not None:
             allowed.add(id(n.value.value if isinstance(n, ast.Expr) else n.iter))
             sites.append(n.lineno)
         elif isinstance(n, ast.comprehension) and isinstance(n.iter, ast.Name) and n.iter.id in materialised:
@@ -149,21 +177,21 @@ def _uses_ok(fnode, body, names, group, materialised, sites: list) -> bool:
     return True
 
 
-def _block(stmts, names) -> tuple[Counts, Counts]:
+def _block(stmts, names, extend: bool = False) -> tuple[Counts, Counts]:
     """(counts on paths falling through, counts on paths that return)."""
     fall: Counts = frozenset({0})
     ret: Counts = None
     for s in stmts:
         if fall is None:
             break
-        f, r = _statement(s, names)
+        f, r = _statement(s, names, extend)
         ret = _union(ret, _add(fall, r))
         fall = _add(fall, f)
     return fall, ret
 
 
-def _statement(s, names) -> tuple[Counts, Counts]:
-    if _forwarded(s, names) is not None:
+def _statement(s, names, extend: bool = False) -> tuple[Counts, Counts]:
+    if _forwarded(s, names, extend) is not None:
         return frozenset({1}), None
     if isinstance(s, ast.Raise):
         return None, None
@@ -172,8 +200,8 @@ def _statement(s, names) -> tuple[Counts, Counts]:
             return None, frozenset({_MANY})
         return None, frozenset({0})
     if isinstance(s, ast.If) and not _has_yield(s.test):
-        bf, br = _block(s.body, names)
-        of, orr = _block(s.orelse, names)
+        bf, br = _block(s.body, names, extend)
+        of, orr = _block(s.orelse, names, extend)
         return _union(bf, of), _union(br, orr)
     if _has_yield(s):
         return None, frozenset({_MANY})  # any other emit site

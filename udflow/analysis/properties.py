@@ -53,6 +53,8 @@ class UdfProperties:
     - `origin`: "analysis", "annotation" or "opaque".
     - `group_copied`: (reduce, cogroup) fields copied from the group's first record.
     - `forwards_groups`: (reduce) each call emits its whole group unchanged, or nothing.
+    - `forwards_sides`: (cogroup) the inputs i for which each call emits one record per
+      record of its i-th group (that record, possibly extended with new fields), or nothing.
     """
 
     kind: str
@@ -76,6 +78,11 @@ class UdfProperties:
     # f(G) = []). Such a Reduce keeps or drops whole key groups of any key that
     # contains its own: KGP for Reduce-Reduce reordering. See udflow/analysis/groups.py.
     forwards_groups: bool = False
+    # CoGroup: the inputs i whose group G_i every call forwards record for record,
+    # f(G_0, G_1) = [r | e(r) for r in G_i] or [] (e: new fields, in `writes`), hence
+    # nothing when G_i is empty. Lets a group-forwarding Reduce on input i cross the
+    # CoGroup (tagged union, section 4.3.2). See udflow/analysis/groups.py.
+    forwards_sides: frozenset = frozenset()
 
     def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:
         return tuple(

@@ -134,6 +134,7 @@ class _Op:
     keys: tuple
     new: frozenset
     forwards_groups: bool = False
+    forwards_sides: frozenset = frozenset()
 
 
 def _op(node: Node, manual: bool) -> _Op:
@@ -152,7 +153,8 @@ def _op(node: Node, manual: bool) -> _Op:
                frozenset(p.reads) | frozenset(a for k in keys for a in k), frozenset(p.reads),
                frozenset(p.writes) | new, None if p.output_fields is None else frozenset(p.output_fields),
                tuple(p.emits), frozenset(p.card_reads), keys, new,
-               bool(getattr(p, "forwards_groups", False)))
+               bool(getattr(p, "forwards_groups", False)),
+               frozenset(getattr(p, "forwards_sides", ())) if kind == "cogroup" else frozenset())
 
 
 def _fact_text(o: _Op) -> set[str]:
@@ -168,11 +170,12 @@ def _fact_text(o: _Op) -> set[str]:
         out |= {f"key({o.label}, {i}, {a})" for a in key}
     if o.kind == "reduce" and o.forwards_groups:
         out.add(f"preserves_groups({o.label})")
+    out |= {f"forwards_side({o.label}, {side})" for side in o.forwards_sides}
     return out
 
 
 _OP_PREDICATES = ("kind", "emits", "pure", "impure", "copies", "projects", "outputs", "reads",
-                  "writes", "card_reads", "key", "preserves_groups")
+                  "writes", "card_reads", "key", "preserves_groups", "forwards_side")
 
 
 def _about(fact: str, label: str) -> bool:
@@ -493,8 +496,10 @@ def _unique(node: Node, key: frozenset, manual: bool) -> bool:
         return (lk and (rk or meets_one[1])) or (rk and meets_one[0])
     if node.kind == "reduce":
         return at_most_one and set(node.key) <= key and kept(node.key)
-    if node.arity == 1 and node.kind in ("map", "filter") and at_most_one and kept(key):
-        return _unique(node.inputs[0], key, manual)
+    if node.arity == 1 and node.kind in ("map", "filter") and at_most_one:
+        # a part of the key that the Map keeps and that is a key of its input is one of
+        # its output (at most one record out per record in), and so is every superset
+        return _unique(node.inputs[0], frozenset(a for a in key if kept((a,))), manual)
     return False
 
 
@@ -556,6 +561,10 @@ def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes,
                 out.append(f"KGP fails on the tagged union: {f.label} may drop records of one input")
         for o, other in ((u, l.label), (l, u.label)):
             out += _touches_crossed(o, other, before, after, origins, everything)
+    elif rule == "cogroup_reduce":
+        if kinds != {"reduce", "cogroup"}:
+            return out + ["cogroup_reduce needs a Reduce and a CoGroup"]
+        out += _cogroup_reduce(u, l, before, after, origins, everything)
     elif rule in ("theorem4_reduce_cross", "invariant_grouping"):
         g, b = (u, l) if u.kind == "reduce" else (l, u)
         want = "cross" if rule == "theorem4_reduce_cross" else "match"
@@ -577,6 +586,26 @@ def _conditions(cert, u: _Op, l: _Op, before, after, origins, everything, nodes,
         out = custom[0].verify(cert, {"upper": u, "lower": l, "nodes": nodes, "before": before,
                                       "after": after, "everything": everything})
     return out
+
+
+def _cogroup_reduce(u: _Op, l: _Op, before, after, origins, everything) -> list[str]:
+    """Reduce[K](h)(CoGroup(g)(R, S)) == CoGroup(g)(Reduce[K](h)(R), S) when h forwards its
+    groups, g forwards R record for record, and K is g's key on R (ROC is checked apart)."""
+    h, g = (u, l) if u.kind == "reduce" else (l, u)
+    below = before if before.label == g.label else after
+    sides = [i for i, c in enumerate(below.children) if h.label in c.labels()]
+    if len(sides) != 1 or below.children[sides[0]].label != h.label:
+        return [f"the plans do not show {h.label} directly on one input of {g.label}"]
+    side = sides[0]
+    out = []
+    if not h.forwards_groups:
+        out.append(f"KGP fails: {h.label} does not forward its key groups whole")
+    if side not in g.forwards_sides:
+        out.append(f"KGP fails: {g.label} does not forward input {side} record for record")
+    if set(h.keys[0]) != set(g.keys[side]):
+        out.append(f"the key of {h.label} {list(h.keys[0])} is not the key of {g.label} on input {side} "
+                   f"{list(g.keys[side])}")
+    return out + _touches_crossed(h, g.label, before, after, origins, everything)
 
 
 def _theorem4(cert, shape: _ReduceShape, nodes, manual) -> list[str]:

@@ -41,7 +41,7 @@ BASE_PREDICATES = {
     "attr": 1, "origin": 2, "source": 2, "source_key": 2, "foreign_key": 5,
     "op": 1, "kind": 2, "pure": 1, "rat": 1, "copies": 1, "outputs": 2,
     "emits_one": 1, "emits_le1": 1, "reads": 2, "udf_reads": 2, "writes": 2,
-    "card_reads": 2, "key": 3, "preserves_groups": 1,
+    "card_reads": 2, "key": 3, "preserves_groups": 1, "forwards_side": 2,
 }
 NOTHING = "\u22a5"
 
@@ -150,6 +150,9 @@ def op_datalog(o: OpFacts) -> Iterable[tuple]:
     if o.kind == "reduce" and o.props is not None and o.props.forwards_groups:
         # f(G) = G or []: keeps or drops whole key groups (KGP for Reduce, roc_kgp.py)
         yield ("preserves_groups", o.label)
+    for side in forwarded_sides(o):
+        # g(G_0, G_1) = [r | e(r) for r in G_side] or []: cogroup_tagged_union.py
+        yield ("forwards_side", o.label, side)
 
 
 def fact_strings(o: OpFacts) -> tuple[str, ...]:
@@ -166,7 +169,15 @@ def fact_strings(o: OpFacts) -> tuple[str, ...]:
         out += [f"key({o.label}, {i}, {a})" for a in key]
     if o.kind == "reduce" and o.props is not None and o.props.forwards_groups:
         out.append(f"preserves_groups({o.label})")
+    out += [f"forwards_side({o.label}, {side})" for side in forwarded_sides(o)]
     return tuple(out)
+
+
+def forwarded_sides(o: OpFacts) -> tuple[int, ...]:
+    """The inputs a CoGroup forwards record for record (analysis' `forwards_sides`)."""
+    if o.kind != "cogroup" or o.props is None:
+        return ()
+    return tuple(sorted(getattr(o.props, "forwards_sides", ())))
 
 
 # ---------------------------------------------------------------------------
