@@ -607,3 +607,11 @@ def test_optimize_enumerates_the_reduce_on_either_side_of_a_forwarding_cogroup()
     expected = bag(run(flow.root))
     for alt in opt.alternatives:
         assert bag(run(alt.node)) == expected
+
+
+def test_both_sides_of_the_cogroup_reduce_exchange_agree_on_spark(spark):
+    flow = F.cogroup_reduce_flow()
+    _, [ex] = _cogroup_reduce_exchange(flow)
+    expected = bag(run(flow.root))
+    for root in (ex.before, ex.after):
+        assert bag(uf.Flow(root).collect(engine="spark", spark=spark)) == expected
