@@ -165,6 +165,24 @@ CASES = {
 }
 
 
+def kept_twice_when_big(r):
+    if r["v"] is not None and r["v"] >= 10:
+        yield r
+        yield r
+
+
+def money_known(r):
+    return r["price"] is not None
+
+
+CASES.update({
+    "map forwarding its records, 0/1/2 of each (read columns only)": lambda: a().map(kept_twice_when_big),
+    "filter on one column of many (read columns only)": lambda: money().filter(money_known),
+    "filter reading nothing": lambda: a().filter(lambda r: True),
+    "filter on a field nobody has": lambda: a().filter(lambda r: "missing" not in r),
+})
+
+
 def sizes_right(ls, rs):
     yield {"key": rs[0]["bk"], "nl": len(ls), "nr": len(rs)}
 
@@ -303,3 +321,31 @@ def test_a_custom_type_without_a_spark_lowering_is_refused(spark):
     )
     with pytest.raises(UdflowError, match=r"Window: operator type 'Window' has no Spark lowering"):
         a().apply(window).collect(spark=spark)
+
+
+def test_python_filters_and_forwarding_maps_see_only_what_they_read(spark):
+    from pyspark.sql.types import IntegerType, StructField, StructType
+
+    from udflow.spark_backend.lower import _forwards_records, _read_columns
+
+    schema = StructType([StructField(n, IntegerType()) for n in ("k", "v", "w")])
+    flow = uf.source("t", rows=[{"k": 1, "v": 2, "w": 3}])
+    assert _read_columns(flow.filter(big).root, schema) == ["v"]
+    assert _forwards_records(flow.map(kept_twice_when_big).root)
+    assert not _forwards_records(flow.map(twice).root)
+
+    def looks_at_everything(r):
+        return len(r) > 2  # not analysable field by field: every column
+
+    assert _read_columns(flow.filter(looks_at_everything).root, schema) is None
+
+
+def test_a_failing_projected_filter_still_shows_the_whole_record(spark):
+    def ratio_positive(r):
+        return r["v"] / r["k"] > 0
+
+    rows = [{"k": 1, "v": 2, "note": "fine"}, {"k": 0, "v": 5, "note": "the culprit"}]
+    flow = uf.source("t", rows=rows).filter(ratio_positive)
+    with pytest.raises(UdfRuntimeError) as err:
+        flow.collect(engine="spark", spark=spark)
+    assert "ZeroDivisionError" in str(err.value) and "the culprit" in str(err.value)

@@ -5,6 +5,7 @@
     Match, fn=None              native inner equi-join (a None key matches nothing)
     Cross, fn=None              native crossJoin
     Filter                      mapInArrow: predicate per record, the batch filtered by the mask
+    Map forwarding its records  mapInArrow: fn per record, each row taken as often as fn emits it
     Map                         mapInArrow: fn per record
     Match / Cross with fn       the native join, then fn per joined row (mapInArrow)
     Reduce                      groupBy(key).applyInArrow: fn once per group (None keys group together)
@@ -12,6 +13,10 @@
     Custom                      its type's own `spark(...)`, or its `reference` per batch
 
 Two forms of a lowered node:
+
+A filter, and a Map that emits its input records unchanged (analysis: pure,
+implicit copy, no writes), build Python values only for the columns the
+function may read (its read set); the batch's own rows are kept or repeated.
 
 - typed: one Spark column per field. Sources and native joins are typed; a
   Python operator is typed when analysis shows it writes no field (it filters
@@ -149,9 +154,13 @@ class Lowering:
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")
         if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
             inp = self.lower(node.input, key)
-            df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled), inp.df.schema)
+            columns = None if inp.pickled else _read_columns(node, inp.df.schema)
+            df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
         inp = self.lower(node.input)
+        if not inp.pickled and _forwards_records(node):  # emits its input records unchanged
+            columns = _read_columns(node, inp.df.schema)
+            return Lowered(inp.df.mapInArrow(executor.forward_partitions(udf, columns), inp.df.schema), pickled=False)
         return self._python(
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
@@ -307,6 +316,38 @@ def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType
     if props.writes or out is None or not out <= set(input_schema.names):
         return None
     return StructType([f for f in input_schema.fields if f.name in out])
+
+
+def _forwards_records(node: Map) -> bool:
+    """Whether analysis shows every record the function emits is its input record unchanged
+    (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
+    try:
+        from udflow.flow import properties_of
+
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis result
+        return False
+    return props.pure and props.origin == "analysis" and props.copy and not props.writes
+
+
+def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
+    """The columns a predicate may read (the analysis' read set), None for all of them.
+
+    Only the analysis' own answer for a pure function is trusted: its read set is a
+    superset of every field that can influence the result, so the predicate decides
+    alike on the projected record. Building Python values for the other columns is
+    what a filter's cost mostly is (TPC-H's lineitem: 16 columns, one read)."""
+    try:
+        from udflow.flow import output_fields, properties_of
+
+        if output_fields(node.input) is None:
+            return None
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis result: every column
+        return None
+    if not props.pure or props.origin != "analysis":
+        return None
+    return [name for name in schema.names if name in props.reads]
 
 
 def _known_fields(node: Node) -> Optional[frozenset[str]]:

@@ -112,7 +112,9 @@ class Udf:
 
     # -- one call per group of the PACT ---------------------------------------
 
-    def on_row(self, row: dict) -> list[dict]:
+    def on_row(self, row: dict, shown: Any = None) -> list[dict]:
+        if shown is not None:
+            return self.records(self.call(shown, self.fn, row), shown)
         if self.kind == "pair":
             left = {f: row[f] for f in self.left_fields}
             right = {f: v for f, v in row.items() if f not in left}
@@ -129,8 +131,8 @@ class Udf:
         shown = lambda: f"key {tuple(key.values())!r}: left {left!r}, right {right!r}"  # noqa: E731
         return self.records(self.call(shown, self.fn, left, right), shown)
 
-    def test(self, row: dict) -> bool:
-        return bool(self.call(row, self.fn, row))
+    def test(self, row: dict, shown: Any = None) -> bool:
+        return bool(self.call(row if shown is None else shown, self.fn, row))
 
 
 def _key_of(key: tuple[str, ...], rows: list[dict]) -> dict:
@@ -246,13 +248,40 @@ def map_partitions(udf: Udf, blobs_in: bool, encoder: Encoder) -> Callable:
     return run
 
 
-def filter_partitions(udf: Udf, blobs_in: bool) -> Callable:
-    """For `mapInArrow`: keep the rows the predicate accepts; columns pass through untouched."""
+def filter_partitions(udf: Udf, blobs_in: bool, columns: Optional[list[str]] = None) -> Callable:
+    """For `mapInArrow`: keep the rows the predicate accepts; columns pass through untouched.
+    With `columns` (typed input), the predicate sees only those fields of each row: the ones
+    it may read. A failure still shows the whole row."""
 
     def run(batches):
         for batch in batches:
-            mask = [udf.test(row) for row in read_rows(batch, blobs_in)]
+            if columns is None or blobs_in:
+                mask = [udf.test(row) for row in read_rows(batch, blobs_in)]
+            else:
+                rows = batch.select(columns).to_pylist() if columns else [{} for _ in range(batch.num_rows)]
+                mask = [udf.test(row, lambda i=i: repr(batch.slice(i, 1).to_pylist()[0]))
+                        for i, row in enumerate(rows)]
             yield batch.filter(pa.array(mask, pa.bool_()))
+
+    return run
+
+
+def forward_partitions(udf: Udf, columns: Optional[list[str]]) -> Callable:
+    """For `mapInArrow`, a Map that emits its input records unchanged (analysis: pure, copy,
+    no writes): each row repeated as many times as the function emits, columns untouched.
+    With `columns`, the function sees only those fields of each row, the ones it may read.
+    A failure still shows the whole row."""
+
+    def run(batches):
+        for batch in batches:
+            view = batch if columns is None else batch.select(columns)
+            rows = view.to_pylist() if view.num_columns else [{} for _ in range(batch.num_rows)]
+            taken: list[int] = []
+            for i, row in enumerate(rows):
+                shown = lambda i=i: repr(batch.slice(i, 1).to_pylist()[0])  # noqa: E731
+                taken.extend([i] * len(udf.on_row(row, shown)))
+            if taken:
+                yield batch.take(pa.array(taken, pa.int64()))
 
     return run
 
