@@ -52,6 +52,8 @@ BROADCAST_BYTE = 7.1e-9  # ... and each of its bytes
 WORKERS = 1  # executor JVMs receiving a broadcast copy: one in local mode; the executors of a cluster
 MAX_BROADCAST_BYTES = 10 * 1024 * 1024  # Spark's own autoBroadcastJoinThreshold; a larger side can exhaust the driver (seen at TPC-H 0.1)
 
+_UNKNOWN = object()  # a memo's "not computed yet" (None is a value: fields unknown)
+
 Partitioning = frozenset  # of frozensets of fields: the data is hash-partitioned on any one of them
 
 
@@ -82,13 +84,20 @@ class CostModel:
         sources: dict[str, SourceStatistics],
         profiles: dict[str, FunctionProfile],
         interner: Optional[Interner] = None,
+        keyed: Optional[dict[str, frozenset]] = None,
     ) -> None:
+        """`keyed`: operator label -> the key fields it joins or groups on, for every Match,
+        CoGroup and Reduce of the flow (`optimize.keyed_operators`); `interface` reads it."""
         self.sources = sources
         self.profiles = profiles
+        self.keyed = dict(keyed or {})
         self.interner = interner or Interner()
         self._memo: dict[int, Estimate] = {}
         self._distinct: dict[tuple[int, str], Optional[float]] = {}
         self._fields: dict[int, Optional[frozenset]] = {}
+        self._label_sets: dict[int, frozenset] = {}
+        self._keys_outside: dict[frozenset, tuple[str, ...]] = {}
+        self._fields_of_operator: dict[tuple, Optional[frozenset]] = {}
 
     # -- public ----------------------------------------------------------------
 
@@ -105,6 +114,46 @@ class CostModel:
 
     def partitioning(self, node: Node) -> Partitioning:
         return self.estimate(node).partitioning
+
+    def interface(self, node: Node) -> tuple:
+        """Everything the estimate of an operator above `node` reads of it, besides its cost.
+
+        A parent's estimate reads its input's rows, width, fields and partitioning, whether
+        the input must be decoded from pickled records (`_decoding`), and the distinct
+        counts of the key fields of the operators above it (the model's `keyed` operators
+        that are not inside `node`). Two plans of one group with equal interfaces cost the
+        same above them up to their own costs, so the cheaper one can stand for both: the
+        principle of optimality, exact for this model. Equivalent plans do differ here: a
+        filter below a join caps the join key's distinct count, above it does not, and the
+        join size estimate reads that count. Figures are compared to 9 significant digits
+        (the same estimate reached by products in another order differs in the last bits).
+        """
+        est = self.estimate(node)
+        carried = self._output_fields(node)
+        distinct = tuple(
+            _significant(self._distinct_field(node, f))
+            for f in self._keys_above(self._labels(node))
+            if carried is None or f in carried
+        )
+        decodes = self._decoding(node, est) > 0.0
+        return (_significant(est.rows), _significant(est.width), est.fields, est.partitioning, decodes, distinct)
+
+    def _keys_above(self, inside: frozenset) -> tuple[str, ...]:
+        """The key fields of the keyed operators not in `inside`, sorted (memoized per set)."""
+        found = self._keys_outside.get(inside)
+        if found is None:
+            found = tuple(sorted({f for label, fields in self.keyed.items() if label not in inside for f in fields}))
+            self._keys_outside[inside] = found
+        return found
+
+    def _labels(self, node: Node) -> frozenset:
+        """The operator labels of a subtree, built from its inputs' (memoized per subtree)."""
+        key = self.interner.id_of(node)
+        found = self._label_sets.get(key)
+        if found is None:
+            found = frozenset().union(*(self._labels(c) for c in node.inputs)) | {node.label}
+            self._label_sets[key] = found
+        return found
 
     def strategies(self, root: Node) -> dict[str, str]:
         """The physical choice for every Match and Cross of a plan: its Spark hints."""
@@ -286,11 +335,31 @@ class CostModel:
     # -- distinct counts ---------------------------------------------------------
 
     def _output_fields(self, node: Node):
-        """`flow.output_fields` once per subtree (it hashes the whole tree on every call)."""
+        """`flow.output_fields`, memoized per subtree and built from the inputs' fields.
+
+        `flow.output_fields` hashes the whole tree on every call (and each input's tree
+        again); what it computes depends only on the operator and its inputs' fields, so it
+        is asked once per (operator, inputs' fields), not once per tree of the search.
+        """
         key = self.interner.id_of(node)
-        if key not in self._fields:
-            self._fields[key] = output_fields(node)
-        return self._fields[key]
+        found = self._fields.get(key, _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found
+        if isinstance(node, Source):
+            found = frozenset(node.fields)
+        else:
+            inputs = tuple(self._output_fields(c) for c in node.inputs)
+            if any(f is None for f in inputs):
+                found = None
+            elif isinstance(node, (Match, Cross)) and node.fn is None:
+                found = inputs[0] | inputs[1]
+            else:
+                local = (self.interner.operator_of(node), inputs)
+                found = self._fields_of_operator.get(local, _UNKNOWN)
+                if found is _UNKNOWN:
+                    found = self._fields_of_operator[local] = output_fields(node)
+        self._fields[key] = found
+        return found
 
     def _distinct_of_fields(self, node: Node, fields) -> Optional[float]:
         """Distinct values of a field combination in `node`'s output; None if a field is unknown."""
@@ -325,6 +394,11 @@ class CostModel:
                 found = min(found, self.estimate(node).rows)
         self._distinct[key] = found
         return found
+
+
+def _significant(x: Optional[float]) -> Optional[float]:
+    """`x` to 9 significant digits: equal estimates computed in another order compare equal."""
+    return None if x is None else float(f"{x:.9g}")
 
 
 def _python(calls: float, cost_per_call: float, values_in: float) -> float:

@@ -4,7 +4,8 @@
          ──▶ function profiles (each function run on a sample of its real input)
          ──▶ RuleBook(flow) : exchanges(subtree) with certificates
          ──▶ Search: full enumeration (Algorithm 1 + memo) up to FULL_LIMIT operators,
-                     pruned (cheapest per memo entry and interesting property) beyond
+                     pruned (one member explored per group, the cheapest plan kept per
+                     interface: what the cost of an operator above reads) beyond
          ──▶ CostModel: every alternative costed, join strategies chosen
          ──▶ Optimized(best, original, alternatives ranked by cost, certificates)
 """
@@ -29,7 +30,7 @@ from udflow.engine.statistics import (
 )
 from udflow.errors import OptimizationError
 from udflow.flow import Flow
-from udflow.plan import Node, Source
+from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
 FULL_LIMIT = 10  # operators; full enumeration is exponential beyond (Q7 has 8)
 MODES = ("auto", "full", "pruned", "exact")
@@ -77,7 +78,7 @@ def optimize(
 
     started = time.perf_counter()
     interner = Interner()
-    model = CostModel(sources, profiles, interner)
+    model = CostModel(sources, profiles, interner, keyed=keyed_operators(root))
     operators = sum(1 for n in root.walk() if not isinstance(n, Source))
     if mode == "auto":
         mode = "full" if operators <= full_limit else "pruned"
@@ -137,13 +138,34 @@ def _search(root: Node, book, interner: Interner, model: CostModel, mode: str) -
         search = Search(book.exchanges, interner=interner)
         found = search.alternatives(root)
         return found, len(found), search.exchange_seconds
-    groups = GroupSearch(book.exchanges, interner=interner, one_per_root=mode == "pruned")
+    pruned = mode == "pruned"
+    groups = GroupSearch(book.exchanges, interner=interner, one_per_root=pruned, one_member=pruned)
     top = groups.explore(root)
     if mode == "full":
         found = groups.plans(top)
         return found, len(found), groups.exchange_seconds
-    found = groups.best(top, model.cost, model.partitioning)
+    found = groups.best(top, model.cost, model.partitioning, interface=model.interface)
     return found, len(groups.mexprs), groups.exchange_seconds
+
+
+def keyed_operators(root: Node) -> dict[str, frozenset]:
+    """Operator label -> the fields it joins or groups on (Match, CoGroup, Reduce).
+
+    A Reduce's fields include the fields a Match equates with its key: the RuleBook may
+    rewrite the key across that equality when it pushes the Reduce below the Match."""
+    equated: dict[str, set] = {}
+    for node in root.walk():
+        if isinstance(node, (Match, CoGroup)):
+            for a, b in zip(node.left_key, node.right_key):
+                equated.setdefault(a, set()).add(b)
+                equated.setdefault(b, set()).add(a)
+    keys = {}
+    for node in root.walk():
+        if isinstance(node, (Match, CoGroup)):
+            keys[node.label] = frozenset(node.left_key) | frozenset(node.right_key)
+        elif isinstance(node, Reduce):
+            keys[node.label] = frozenset(node.key).union(*(equated.get(f, ()) for f in node.key))
+    return keys
 
 
 def statistics_of(root: Node) -> dict:
