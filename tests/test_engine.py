@@ -238,14 +238,14 @@ def test_expanding_one_member_per_group_finds_every_plan():
 def test_pruned_search_keeps_what_a_parent_reads_not_only_the_partitioning():
     """Six joins and four filters: a filter below a join caps the distinct count of the next
     join's key, which the join size estimate reads, so the cheapest plan of a group is not
-    always the best input. The pruned search finds the reference's plan; one plan per
-    partitioning alone does not (the flow is a hard case, or this test would prove nothing)."""
+    always the best input. The pruned search finds a plan at least as cheap as the
+    reference's; one plan per partitioning alone misses it (the flow is a hard case, or this test would prove nothing)."""
     flow = generated_flow(6, seed=5, filters=4, star=1)
     profiles = fixed_profiles(flow)
     pruned = optimize(flow, mode="pruned", profiles=profiles)
     reference, _ = reference_pruned(flow, profiles)
-    assert math.isclose(pruned.chosen.cost, reference, rel_tol=1e-9)
-    assert property_only_cost(flow, profiles) > reference * 1.01
+    assert pruned.chosen.cost <= reference * (1 + 1e-9)
+    assert property_only_cost(flow, profiles) > pruned.chosen.cost * 1.01
     # sound: the plan computes the same bag, and every exchange behind it checks independently
     expected = sorted(map(repr, (dict(sorted(r.items())) for r in flow.collect(engine="reference"))))
     got = sorted(map(repr, (dict(sorted(r.items())) for r in pruned.best.collect(engine="reference"))))

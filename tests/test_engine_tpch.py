@@ -215,7 +215,9 @@ def test_pruned_search_chooses_a_plan_as_cheap_as_full_enumeration(tpch_dir, nam
     full = request.getfixturevalue(name)
     flow = {"q7": tpch_q7, "q15": tpch_q15}[name].build_flow(tpch_dir)
     pruned = uf.optimize(flow, mode="pruned", profiles=full.profiles)
-    assert pruned.mode == "pruned" and len(pruned.alternatives) < len(full.alternatives)
+    assert pruned.mode == "pruned" and len(pruned.alternatives) <= len(full.alternatives)
+    if name == "q7":  # Q15's three plans have three different roots: all are kept
+        assert len(pruned.alternatives) < len(full.alternatives)
     assert math.isclose(pruned.chosen.cost, full.chosen.cost, rel_tol=1e-12)
     with RuleBook(flow.root) as book:
         one = GroupSearch(book.exchanges, one_per_root=True, one_member=True)

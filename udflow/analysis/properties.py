@@ -84,6 +84,17 @@ class UdfProperties:
     # CoGroup (tagged union, section 4.3.2). See udflow/analysis/groups.py.
     forwards_sides: frozenset = frozenset()
 
+    def read_projection(self) -> Optional[Fields]:
+        """The fields a record-at-a-time function must be shown, when its output records are
+        its input records (a filter; a map that is pure, copies and writes nothing): its
+        read set, which holds every field that can influence it. None: the whole record.
+        Only the analysis' own answer is trusted, never an annotation."""
+        if not (self.pure and self.origin == "analysis"):
+            return None
+        if self.kind == "filter" or (self.kind == "map" and self.copy and not self.writes):
+            return self.reads
+        return None
+
     def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:
         return tuple(
             e for e in self.evidence if e.prop == prop and (field_name is None or e.field == field_name)

@@ -21,7 +21,9 @@ Cost of a plan, in estimated seconds on Spark, is the sum over its operators of
 A value into Python is one field of one record: the executor turns every Arrow
 value into a Python object and back, so a function placed above joins, over
 wide records, pays for every field it carries, not only for the fields it
-reads. Bytes are Spark row bytes (`statistics.record_bytes`).
+reads - except a filter, or a map that forwards its records unchanged, which the
+backend shows only the fields it reads (`UdfProperties.read_projection`). Bytes
+are Spark row bytes (`statistics.record_bytes`).
 
 where every Match and Cross takes the cheaper of shuffling both inputs or
 broadcasting one (only a side under MAX_BROADCAST_BYTES may be broadcast). The
@@ -191,7 +193,8 @@ class CostModel:
     def _map(self, node: Map, child: Estimate) -> Estimate:
         prof = self._profile(node)
         rows = child.rows * prof.selectivity
-        python = _python(child.rows, prof.cost, child.rows * child.fields)
+        shown = child.fields if prof.fields_read is None else min(prof.fields_read, child.fields)
+        python = _python(child.rows, prof.cost, child.rows * shown)
         return Estimate(
             rows,
             child.width * prof.width_ratio,

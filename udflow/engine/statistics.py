@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Optional
 
 from udflow.engine.hints import hint_of
-from udflow.plan import CoGroup, Match, Node, Reduce, Source
+from udflow.plan import CoGroup, Map, Match, Node, Reduce, Source
 
 DEFAULT_SAMPLE_SIZE = 2000
 
@@ -172,6 +172,8 @@ class FunctionProfile:
     `width_ratio`: bytes per output record over bytes per input record;
     `groups_per_row`: for a Reduce, groups over input records in the sample.
     `source` says where the figures come from ("sample", "hint", "default").
+    `fields_read`: for a filter or a map that forwards its records unchanged, how many
+    fields the backend shows it per call (its read set); None: every field of the record.
     """
 
     label: str
@@ -182,6 +184,7 @@ class FunctionProfile:
     groups_per_row: Optional[float] = None
     sample_groups: Optional[int] = None
     source: str = "sample"
+    fields_read: Optional[int] = None
 
 
 DEFAULT_SELECTIVITY = {"map": 1.0, "filter": 0.5, "reduce": 1.0, "match": 1.0, "cross": 1.0, "cogroup": 1.0}
@@ -348,4 +351,21 @@ def _profile(node: Node, counter: Optional[_Counter], sizes: dict) -> FunctionPr
         groups_per_row=groups_per_row,
         sample_groups=sample_groups,
         source=origin,
+        fields_read=_fields_read(node),
     )
+
+
+def _fields_read(node: Node) -> Optional[int]:
+    """How many fields the Spark backend shows a Map's function per record when it projects
+    the record to the read set (`UdfProperties.read_projection`); None when it does not."""
+    if not isinstance(node, Map):
+        return None
+    from udflow.flow import output_fields, properties_of
+
+    try:
+        if output_fields(node.input) is None:
+            return None
+        reads = properties_of(node).read_projection()
+    except Exception:  # noqa: BLE001 - no analysis result: the whole record
+        return None
+    return None if reads is None else len(reads)

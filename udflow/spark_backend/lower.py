@@ -318,36 +318,30 @@ def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType
     return StructType([f for f in input_schema.fields if f.name in out])
 
 
-def _forwards_records(node: Map) -> bool:
-    """Whether analysis shows every record the function emits is its input record unchanged
-    (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
-    try:
-        from udflow.flow import properties_of
-
-        props = properties_of(node)
-    except Exception:  # noqa: BLE001 - no analysis result
-        return False
-    return props.pure and props.origin == "analysis" and props.copy and not props.writes
-
-
-def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
-    """The columns a predicate may read (the analysis' read set), None for all of them.
-
-    Only the analysis' own answer for a pure function is trusted: its read set is a
-    superset of every field that can influence the result, so the predicate decides
-    alike on the projected record. Building Python values for the other columns is
-    what a filter's cost mostly is (TPC-H's lineitem: 16 columns, one read)."""
+def _read_projection(node: Map) -> Optional[frozenset]:
+    """`UdfProperties.read_projection` of the node's function, None when unknown."""
     try:
         from udflow.flow import output_fields, properties_of
 
         if output_fields(node.input) is None:
             return None
-        props = properties_of(node)
-    except Exception:  # noqa: BLE001 - no analysis result: every column
+        return properties_of(node).read_projection()
+    except Exception:  # noqa: BLE001 - no analysis result: the whole record
         return None
-    if not props.pure or props.origin != "analysis":
-        return None
-    return [name for name in schema.names if name in props.reads]
+
+
+def _forwards_records(node: Map) -> bool:
+    """Whether analysis shows every record the function emits is its input record unchanged
+    (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
+    return not node.is_filter and _read_projection(node) is not None
+
+
+def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
+    """The columns a filter or record-forwarding map may read (its read set), None for all.
+    Building Python values for the other columns is what such a function mostly costs
+    (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
+    reads = _read_projection(node)
+    return None if reads is None else [name for name in schema.names if name in reads]
 
 
 def _known_fields(node: Node) -> Optional[frozenset[str]]:
