@@ -175,12 +175,36 @@ def money_known(r):
     return r["price"] is not None
 
 
+def tagged_when_big(r):
+    if r["v"] is not None and r["v"] >= 10:
+        yield {**r, "big": True, "v": r["v"] // 10}
+        yield {**r, "big": False}
+
+
+def without_note(r):
+    out = dict(r)
+    del out["note"]  # deletes a field it never reads
+    return {**out, "k2": r["k"]}
+
+
+NOTED = [{"k": i % 3, "v": i, "note": f"n{i}", "w": None} for i in range(7)]
+
 CASES.update({
+    "map copying its records with fields written, 0/2 per record (shown read/written fields)": lambda: (
+        a().map(tagged_when_big)),
+    "map deleting a field it never reads": lambda: uf.source("n", rows=NOTED).map(without_note),
+    "copying map then reduce on a projected field": lambda: (
+        uf.source("n", rows=NOTED).map(without_note).reduce("k2", summary_k2)),
     "map forwarding its records, 0/1/2 of each (read columns only)": lambda: a().map(kept_twice_when_big),
     "filter on one column of many (read columns only)": lambda: money().filter(money_known),
     "filter reading nothing": lambda: a().filter(lambda r: True),
     "filter on a field nobody has": lambda: a().filter(lambda r: "missing" not in r),
 })
+
+
+def summary_k2(rows):
+    rows = list(rows)
+    yield {"k2": rows[0]["k2"], "n": len(rows), "ws": sorted(str(r["w"]) for r in rows)[0]}
 
 
 def sizes_right(ls, rs):

@@ -85,14 +85,17 @@ class UdfProperties:
     forwards_sides: frozenset = frozenset()
 
     def read_projection(self) -> Optional[Fields]:
-        """The fields a record-at-a-time function must be shown, when its output records are
-        its input records (a filter; a map that is pure, copies and writes nothing): its
-        read set, which holds every field that can influence it. None: the whole record.
-        Only the analysis' own answer is trusted, never an annotation."""
+        """The fields a record-at-a-time function must be shown, when every record it emits
+        is its input record with at most the fields in `writes` changed (a filter; a map
+        that is pure and copies, `{**r, ...}`): the fields it reads or writes. Every other
+        field of an output record is its input record's, unchanged. None: show the whole
+        record. Only the analysis' own answer is trusted, never an annotation."""
         if not (self.pure and self.origin == "analysis"):
             return None
-        if self.kind == "filter" or (self.kind == "map" and self.copy and not self.writes):
+        if self.kind == "filter":
             return self.reads
+        if self.kind == "map" and self.copy:
+            return self.reads | self.writes
         return None
 
     def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:

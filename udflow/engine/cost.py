@@ -193,8 +193,7 @@ class CostModel:
     def _map(self, node: Map, child: Estimate) -> Estimate:
         prof = self._profile(node)
         rows = child.rows * prof.selectivity
-        shown = child.fields if prof.fields_read is None else min(prof.fields_read, child.fields)
-        python = _python(child.rows, prof.cost, child.rows * shown)
+        python = _python(child.rows, prof.cost, _values_shown(node, prof, child, rows))
         return Estimate(
             rows,
             child.width * prof.width_ratio,
@@ -402,6 +401,17 @@ class CostModel:
 def _significant(x: Optional[float]) -> Optional[float]:
     """`x` to 9 significant digits: equal estimates computed in another order compare equal."""
     return None if x is None else float(f"{x:.9g}")
+
+
+def _values_shown(node: Map, prof: FunctionProfile, child: Estimate, rows_out: float) -> float:
+    """Values a Map's records bring into Python: every field of every record, or, when the
+    backend projects (`fields_read`), the fields shown, plus - for a Map that writes - the
+    rest of each record it emits, completed from its input row."""
+    if prof.fields_read is None:
+        return child.rows * child.fields
+    shown = min(prof.fields_read, child.fields)
+    completed = 0.0 if node.is_filter or prof.forwards_records else rows_out * (child.fields - shown)
+    return child.rows * shown + completed
 
 
 def _python(calls: float, cost_per_call: float, values_in: float) -> float:

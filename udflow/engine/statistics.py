@@ -172,8 +172,8 @@ class FunctionProfile:
     `width_ratio`: bytes per output record over bytes per input record;
     `groups_per_row`: for a Reduce, groups over input records in the sample.
     `source` says where the figures come from ("sample", "hint", "default").
-    `fields_read`: for a filter or a map that forwards its records unchanged, how many
-    fields the backend shows it per call (its read set); None: every field of the record.
+    `fields_read`: for a filter or a map that copies its records (`{**r, ...}`), how many
+    fields the backend shows it per call (those it reads or writes); None: every field.
     """
 
     label: str
@@ -185,6 +185,7 @@ class FunctionProfile:
     sample_groups: Optional[int] = None
     source: str = "sample"
     fields_read: Optional[int] = None
+    forwards_records: bool = False  # a projected Map that writes nothing: rows kept as they are
 
 
 DEFAULT_SELECTIVITY = {"map": 1.0, "filter": 0.5, "reduce": 1.0, "match": 1.0, "cross": 1.0, "cogroup": 1.0}
@@ -351,21 +352,25 @@ def _profile(node: Node, counter: Optional[_Counter], sizes: dict) -> FunctionPr
         groups_per_row=groups_per_row,
         sample_groups=sample_groups,
         source=origin,
-        fields_read=_fields_read(node),
+        **_projection(node),
     )
 
 
-def _fields_read(node: Node) -> Optional[int]:
-    """How many fields the Spark backend shows a Map's function per record when it projects
-    the record to the read set (`UdfProperties.read_projection`); None when it does not."""
+def _projection(node: Node) -> dict:
+    """`fields_read` and `forwards_records` of a Map: how many fields the Spark backend shows
+    its function per record when it projects the record (`UdfProperties.read_projection`),
+    and whether it then keeps the rows as they are (nothing written)."""
     if not isinstance(node, Map):
-        return None
+        return {}
     from udflow.flow import output_fields, properties_of
 
     try:
         if output_fields(node.input) is None:
-            return None
-        reads = properties_of(node).read_projection()
+            return {}
+        props = properties_of(node)
     except Exception:  # noqa: BLE001 - no analysis result: the whole record
-        return None
-    return None if reads is None else len(reads)
+        return {}
+    shown = props.read_projection()
+    if shown is None:
+        return {}
+    return {"fields_read": len(shown), "forwards_records": not props.writes}

@@ -6,6 +6,8 @@
     Cross, fn=None              native crossJoin
     Filter                      mapInArrow: predicate per record, the batch filtered by the mask
     Map forwarding its records  mapInArrow: fn per record, each row taken as often as fn emits it
+    Map copying its records     mapInArrow: fn per record shown its fields read or written,
+                                each record emitted completed from its input row
     Map                         mapInArrow: fn per record
     Match / Cross with fn       the native join, then fn per joined row (mapInArrow)
     Reduce                      groupBy(key).applyInArrow: fn once per group (None keys group together)
@@ -14,9 +16,11 @@
 
 Two forms of a lowered node:
 
-A filter, and a Map that emits its input records unchanged (analysis: pure,
-implicit copy, no writes), build Python values only for the columns the
-function may read (its read set); the batch's own rows are kept or repeated.
+A filter, and a Map whose records are its input record with some fields
+written (analysis: pure, implicit copy, `{**r, ...}`), build Python values only
+for the columns the function reads or writes (`UdfProperties.read_projection`).
+A filter, or such a Map writing nothing, keeps or repeats the batch's own rows;
+a Map that writes fields has each emitted record completed from its input row.
 
 - typed: one Spark column per field. Sources and native joins are typed; a
   Python operator is typed when analysis shows it writes no field (it filters
@@ -158,9 +162,16 @@ class Lowering:
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
         inp = self.lower(node.input)
-        if not inp.pickled and _forwards_records(node):  # emits its input records unchanged
-            columns = _read_columns(node, inp.df.schema)
-            return Lowered(inp.df.mapInArrow(executor.forward_partitions(udf, columns), inp.df.schema), pickled=False)
+        shown = None if inp.pickled else _read_projection(node)
+        if shown is not None:
+            columns = [name for name in inp.df.schema.names if name in shown]
+            if _forwards_records(node):  # emits its input records unchanged
+                return Lowered(inp.df.mapInArrow(executor.forward_partitions(udf, columns), inp.df.schema),
+                               pickled=False)
+            run = executor.projected_map_partitions
+            return self._python(
+                node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(run(udf, columns, shown, enc), schema)
+            )
         return self._python(
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
@@ -333,15 +344,19 @@ def _read_projection(node: Map) -> Optional[frozenset]:
 def _forwards_records(node: Map) -> bool:
     """Whether analysis shows every record the function emits is its input record unchanged
     (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
-    return not node.is_filter and _read_projection(node) is not None
+    from udflow.flow import properties_of
+
+    if node.is_filter or _read_projection(node) is None:
+        return False
+    return not properties_of(node).writes
 
 
 def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
-    """The columns a filter or record-forwarding map may read (its read set), None for all.
-    Building Python values for the other columns is what such a function mostly costs
-    (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
-    reads = _read_projection(node)
-    return None if reads is None else [name for name in schema.names if name in reads]
+    """The columns a filter or copying map is shown (`UdfProperties.read_projection`), None
+    for all. Building Python values for the other columns is what such a function mostly
+    costs (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
+    shown = _read_projection(node)
+    return None if shown is None else [name for name in schema.names if name in shown]
 
 
 def _known_fields(node: Node) -> Optional[frozenset[str]]:

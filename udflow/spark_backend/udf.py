@@ -286,6 +286,33 @@ def forward_partitions(udf: Udf, columns: Optional[list[str]]) -> Callable:
     return run
 
 
+def projected_map_partitions(udf: Udf, columns: list[str], shown: frozenset, encoder: Encoder) -> Callable:
+    """For `mapInArrow`, a Map whose records are its input record with the fields it writes
+    changed (analysis: pure, implicit copy): it is shown only `columns` (the fields it reads
+    or writes, `shown`), and each record it emits is completed from its input row with the
+    fields it was not shown, unchanged - only for the rows that emit."""
+
+    def run(batches):
+        for batch in batches:
+            view = batch.select(columns)
+            rows = view.to_pylist() if view.num_columns else [{} for _ in range(batch.num_rows)]
+            emitted: list[dict] = []
+            taken: list[int] = []
+            for i, row in enumerate(rows):
+                shown_row = lambda i=i: repr(batch.slice(i, 1).to_pylist()[0])  # noqa: E731
+                for record in udf.on_row(row, shown_row):
+                    emitted.append(record)
+                    taken.append(i)
+            if not emitted:
+                continue
+            whole = batch.take(pa.array(taken, pa.int64())).to_pylist()
+            out = [{**{f: v for f, v in full.items() if f not in shown}, **record}
+                   for full, record in zip(whole, emitted)]
+            yield from encoder.batches(out)
+
+    return run
+
+
 def custom_partitions(udf: Udf, blobs_in: bool, encoder: Encoder) -> Callable:
     """For `mapInArrow`: a record-at-a-time operator type's `reference` over each batch."""
 
