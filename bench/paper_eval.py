@@ -7,8 +7,10 @@ For each of the four tasks (clickstream, TPC-H Q7, TPC-H Q15, text mining):
    (`properties="analysis"`), and the optimizer's wall time for each.
 2. **Figures 5-7**: the plans ranked by estimated cost; the plan as written,
    the chosen plan (rank 1) and up to 9 others at regular rank intervals run on
-   Spark, each `--runs` times (median reported), the plans alternated within
-   each round so that drift in the machine hits all of them alike.
+   Spark: one untimed warm-up per plan, then `--runs` rounds (median and
+   spread reported), each round running every plan once, in ascending rank
+   order and the next in descending order, so that drift in the machine hits
+   all of them alike. An estimate of the time left is printed as it goes.
 3. **Correctness in the same run**: every executed plan must return the same
    bag of records as the plan as written (on the task's select list when its
    Reduce copies an arbitrary group record, as Q15's does); any difference
@@ -19,7 +21,8 @@ Results go to `bench/results/<date>/` (`<date>-quick` for `--quick`):
 task in the style of Figures 5-7: normalized estimated cost and normalized
 measured runtime per rank, both normalized by their smallest value.
 
-Run:  python -m bench.paper_eval [--quick] [--tasks clickstream,text_mining] [--runs 3]
+Run:  python -m bench.paper_eval [--quick] [--tasks clickstream,text_mining] [--runs 3] [--max-plans 10]
+      [--scale text_mining=2]      (defaults: about 25 min on 2 cores; bench/README.md)
 """
 
 from __future__ import annotations
@@ -49,17 +52,21 @@ class Task:
     quick_scale: float
     data_prefix: str  # data/<prefix><scale>
     paper: dict  # the paper's figures, for the side-by-side
+    minutes: float  # wall time of the whole task at `scale`, 3 runs, 2 cores (printed as the estimate)
+    picks: int = 10  # plans picked at regular rank intervals, the chosen one included (plus the plan as written)
 
 
+# Scales and picks keep the whole run near 25 minutes on 2 cores (see bench/README.md):
+# every executed plan runs 1 + `runs` times, so a task costs about 4x the sum of its plans' times.
 TASKS = (
-    Task("clickstream", "Clickstream", "examples.clickstream", 0.3, 0.01, "clickstream-s",
-         {"manual": 4, "analysis": 3, "speedup_written": 1.4}),
+    Task("clickstream", "Clickstream", "examples.clickstream", 2.0, 0.01, "clickstream-s",
+         {"manual": 4, "analysis": 3, "speedup_written": 1.4}, minutes=8, picks=6),
     Task("tpch_q7", "TPC-H Q7", "examples.tpch_q7", 0.05, 0.01, "tpch-sf",
-         {"manual": 2518, "analysis": 2518, "best_worst": 7.0}),
+         {"manual": 2518, "analysis": 2518, "best_worst": 7.0}, minutes=7),
     Task("tpch_q15", "TPC-H Q15", "examples.tpch_q15", 0.1, 0.01, "tpch-sf",
-         {"manual": 4, "analysis": 4}),
-    Task("text_mining", "Text Mining", "examples.text_mining", 0.5, 0.01, "text-mining-s",
-         {"manual": 24, "analysis": 24, "best_worst": 10.0}),
+         {"manual": 4, "analysis": 4}, minutes=3),
+    Task("text_mining", "Text Mining", "examples.text_mining", 1.5, 0.01, "text-mining-s",
+         {"manual": 24, "analysis": 24, "best_worst": 10.0}, minutes=8, picks=7),
 )
 MAX_PICKS = 10  # the chosen plan and up to 9 others
 CHOSEN_TARGET = 1.10  # the chosen plan within 10% of the fastest measured plan
@@ -114,11 +121,11 @@ def optimizer_figures(flow, spark) -> tuple[dict, Any]:
     return figures, analysis
 
 
-def plans_to_run(opt) -> list[dict]:
+def plans_to_run(opt, max_picks: int = MAX_PICKS) -> list[dict]:
     """The plan as written, then the picked ranks; a plan picked twice runs once with both roles."""
     alternatives = list(opt.alternatives)
     written = opt.original_alternative
-    picked = {rank: alternatives[rank - 1] for rank in regular_ranks(len(alternatives))}
+    picked = {rank: alternatives[rank - 1] for rank in regular_ranks(len(alternatives), max_picks)}
     plans = [{"roles": ["written"], "alternative": written, "rank": written.rank}]
     for rank, alt in picked.items():
         if alt.node == written.node:
@@ -129,28 +136,54 @@ def plans_to_run(opt) -> list[dict]:
 
 
 def run_plans(module, plans: list[dict], runs: int, spark, log) -> None:
-    """Warm up, then `runs` rounds over all plans, alternating their order; check every bag."""
+    """Per plan one untimed warm-up, then `runs` timed rounds over all plans; check every bag.
+
+    The warm-ups fill the JVM's JIT, the Python workers and the file cache for
+    every plan alike, and double as the first correctness check; their times
+    give the estimate of what is left. Each round runs every plan once, in
+    ascending rank order, the next round in descending order, so that a drift
+    of the machine over time (another load starting, the JIT warming up further)
+    is shared by all plans instead of penalizing the ones that run late.
+    """
     written = plans[0]["alternative"].flow
-    _, rows = timed_collect(written, spark)  # warm-up, untimed; the bag every plan must return
-    expected = result_bag(module, rows)
-    log(f"    plan as written returns {len(rows)} records (warm-up)")
+    started = time.perf_counter()
+    rows = written.collect(engine="spark", spark=spark)
+    expected = result_bag(module, rows)  # the bag every plan must return
+    plans[0]["warmup"] = time.perf_counter() - started
+    log(f"    warm-up rank {plans[0]['rank']:>5} {'/'.join(plans[0]['roles']):<15} {plans[0]['warmup']:8.3f} s "
+        f"({len(rows)} records, the bag every plan must return)")
+    for plan in plans[1:]:
+        plan["warmup"], rows = timed_collect(plan["alternative"].flow, spark)
+        check_bag(module, plan, rows, expected)
+        log(f"    warm-up rank {plan['rank']:>5} {'/'.join(plan['roles']):<15} {plan['warmup']:8.3f} s")
+    remaining = runs * sum(p["warmup"] for p in plans)
+    log(f"    {runs} round(s) of {len(plans)} plan(s) to go: about {remaining / 60:.1f} min")
     for plan in plans:
         plan["runtimes"] = []
+    ordered = sorted(plans, key=lambda p: p["rank"])
     for round_ in range(runs):
-        order = plans if round_ % 2 == 0 else list(reversed(plans))
-        for plan in order:
+        round_started = time.perf_counter()
+        for plan in ordered if round_ % 2 == 0 else list(reversed(ordered)):
             seconds, rows = timed_collect(plan["alternative"].flow, spark)
-            got = result_bag(module, rows)
-            if got != expected:
-                raise ResultMismatch(
-                    f"rank {plan['rank']} ({'/'.join(plan['roles'])}) returned another bag than the plan as "
-                    f"written:\n{bag_difference(got, expected)}\nplan:\n{plan['alternative'].node}"
-                )
+            check_bag(module, plan, rows, expected)
             plan["runtimes"].append(seconds)
-            log(f"    round {round_ + 1}: rank {plan['rank']:>5} {'/'.join(plan['roles']):<15} {seconds:8.3f} s")
+            log(f"    round {round_ + 1}/{runs}: rank {plan['rank']:>5} {'/'.join(plan['roles']):<15} {seconds:8.3f} s")
+        left = (runs - round_ - 1) * (time.perf_counter() - round_started)
+        if left:
+            log(f"    about {left / 60:.1f} min left for this task")
 
 
-def evaluate(task: Task, scale: float, runs: int, data_root: str, spark, log) -> dict:
+def check_bag(module, plan: dict, rows: list, expected) -> None:
+    """Fail loudly when a plan returns another bag than the plan as written."""
+    got = result_bag(module, rows)
+    if got != expected:
+        raise ResultMismatch(
+            f"rank {plan['rank']} ({'/'.join(plan['roles'])}) returned another bag than the plan as "
+            f"written:\n{bag_difference(got, expected)}\nplan:\n{plan['alternative'].node}"
+        )
+
+
+def evaluate(task: Task, scale: float, runs: int, data_root: str, spark, log, max_picks: int = MAX_PICKS) -> dict:
     module = importlib.import_module(task.module)
     data_dir = os.path.join(data_root, f"{task.data_prefix}{scale:g}")
     started = time.perf_counter()
@@ -162,7 +195,7 @@ def evaluate(task: Task, scale: float, runs: int, data_root: str, spark, log) ->
     figures, opt = optimizer_figures(flow, spark)
     log(f"  alternatives: manual {figures['manual']['alternatives']}, analysis {figures['analysis']['alternatives']}"
         f"; optimizer {figures['analysis']['optimizer_seconds']:.2f} s")
-    plans = plans_to_run(opt)
+    plans = plans_to_run(opt, max_picks)
     run_plans(module, plans, runs, spark, log)
 
     best_cost = min(p["alternative"].cost for p in plans)
@@ -176,8 +209,10 @@ def evaluate(task: Task, scale: float, runs: int, data_root: str, spark, log) ->
             "roles": p["roles"],
             "estimated_cost": alt.cost,
             "normalized_cost": alt.cost / best_cost if best_cost else None,
+            "warmup_seconds": p["warmup"],
             "runtimes": p["runtimes"],
             "median_seconds": medians[id(p)],
+            "spread": (max(p["runtimes"]) - min(p["runtimes"])) / medians[id(p)],
             "normalized_runtime": medians[id(p)] / fastest,
             "plan": str(alt.node),
             "rules": list(getattr(alt, "rules", ())),
@@ -194,6 +229,7 @@ def evaluate(task: Task, scale: float, runs: int, data_root: str, spark, log) ->
         "table1": figures,
         "executed": executed,
         "speedup_chosen_over_written": written["median_seconds"] / chosen["median_seconds"],
+        "estimated_speedup_chosen_over_written": written["estimated_cost"] / chosen["estimated_cost"],
         "best_over_worst": slowest / fastest,
         "chosen_over_fastest": chosen["median_seconds"] / fastest,
         "chosen_within_target": chosen["median_seconds"] / fastest <= CHOSEN_TARGET,
@@ -208,7 +244,9 @@ def evaluate(task: Task, scale: float, runs: int, data_root: str, spark, log) ->
 
 
 def markdown(results: list[dict], failures: dict[str, str], header: str) -> str:
-    lines = [f"# Paper evaluation ({header})", "", "## Table 1: alternatives enumerated", "",
+    lines = [f"# Paper evaluation ({header})", "",
+             "Spread: (slowest - fastest run) / median of a plan's timed runs; one untimed warm-up per plan first.", "",
+             "## Table 1: alternatives enumerated", "",
              "| Task | Manual | Analysis | Paper manual | Paper analysis | Optimizer time (analysis) |",
              "|---|---:|---:|---:|---:|---:|"]
     for r in results:
@@ -218,21 +256,24 @@ def markdown(results: list[dict], failures: dict[str, str], header: str) -> str:
         lines.append(f"| {r['title']} | {m['alternatives']} | {a['alternatives']}{share} | {paper['manual']} | "
                      f"{paper['analysis']} | {a['optimizer_seconds'] * 1000:.0f} ms |")
     lines += ["", "## Measured on Spark (median of runs, plans alternated)", "",
-              "| Task | Scale | Plans run | Written rank | Chosen vs written | Best vs worst | Chosen vs fastest | "
-              "Paper |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+              "| Task | Scale | Plans run | Written rank | Chosen vs written (estimated) | Best vs worst | "
+              "Chosen vs fastest | Paper |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in results:
         paper = ", ".join(f"{k.replace('_', ' ')} {v}x" for k, v in r["paper"].items() if k not in ("manual", "analysis"))
         target = "met" if r["chosen_within_target"] else "NOT met"
         lines.append(
             f"| {r['title']} | {r['scale']:g} | {len(r['executed'])} | {r['table1']['analysis']['written_rank']} | "
-            f"{r['speedup_chosen_over_written']:.2f}x | {r['best_over_worst']:.2f}x | "
+            f"{r['speedup_chosen_over_written']:.2f}x ({r['estimated_speedup_chosen_over_written']:.2f}x) | "
+            f"{r['best_over_worst']:.2f}x | "
             f"{r['chosen_over_fastest']:.3f}x (<= {CHOSEN_TARGET:.2f}: {target}) | {paper or '-'} |")
     for r in results:
-        lines += ["", f"### {r['title']}", "", "| Rank | Role | Est. cost (norm.) | Runtime (norm.) | Median s | Runs s |",
-                  "|---:|---|---:|---:|---:|---|"]
+        lines += ["", f"### {r['title']}", "",
+                  "| Rank | Role | Est. cost (norm.) | Runtime (norm.) | Median s | Spread | Warm-up s | Runs s |",
+                  "|---:|---|---:|---:|---:|---:|---:|---|"]
         for e in r["executed"]:
             lines.append(f"| {e['rank']} | {'/'.join(e['roles'])} | {e['normalized_cost']:.2f} | "
-                         f"{e['normalized_runtime']:.2f} | {e['median_seconds']:.3f} | "
+                         f"{e['normalized_runtime']:.2f} | {e['median_seconds']:.3f} | {100 * e['spread']:.0f}% | "
+                         f"{e['warmup_seconds']:.2f} | "
                          f"{', '.join(f'{s:.2f}' for s in e['runtimes'])} |")
         chosen = next(e for e in r["executed"] if "chosen" in e["roles"] or e["rank"] == 1)
         lines += ["", "Chosen plan:", "", "```", chosen["plan"], "```"]
@@ -316,6 +357,9 @@ def parse_args(argv=None):
     parser.add_argument("--tasks", default=",".join(t.name for t in TASKS),
                         help="comma-separated subset, run in this order")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per plan (default 3; 1 with --quick)")
+    parser.add_argument("--max-plans", type=int, default=None,
+                        help="plans picked at regular rank intervals, the chosen one included "
+                             f"(default: the task's, at most {MAX_PICKS})")
     parser.add_argument("--scale", action="append", default=[], metavar="TASK=SCALE", help="override a scale")
     parser.add_argument("--data", default="data", help="folder for the generated data sets")
     parser.add_argument("--out", default=os.path.join("bench", "results"), help="results folder")
@@ -336,14 +380,19 @@ def main(argv=None) -> int:
     stamp = dt.date.today().isoformat() + ("-quick" if args.quick else "")
     out_dir = os.path.join(args.out, stamp)
     os.makedirs(out_dir, exist_ok=True)
+    by_name = {t.name: t for t in TASKS}
+    if not args.quick and not overrides and args.max_plans is None:
+        minutes = sum(by_name[n].minutes for n in wanted) * (1 + runs) / 4  # a warm-up + `runs` per plan
+        print(f"estimate: about {minutes:.0f} min on 2 quiet cores ({', '.join(wanted)}, {runs} run(s) per plan)",
+              flush=True)
     spark = spark_session()
     results, failures = [], {}
-    by_name = {t.name: t for t in TASKS}
     for task in (by_name[name] for name in wanted):  # in the order asked for
         scale = float(overrides.get(task.name, task.quick_scale if args.quick else task.scale))
         started = time.perf_counter()
         try:
-            result = evaluate(task, scale, runs, args.data, spark, lambda m: print(m, flush=True))
+            result = evaluate(task, scale, runs, args.data, spark, lambda m: print(m, flush=True),
+                              args.max_plans or task.picks)
         except Exception as exc:  # report every task; a failure still fails the whole run below
             failures[task.name] = f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc()}"
             print(f"!! {task.title} FAILED: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)

@@ -232,7 +232,7 @@ def test_expanding_one_member_per_group_finds_every_plan():
             one_plans = one.plans(one.explore(flow.root))
         intern = Interner()
         assert {intern.id_of(c.node) for c in one_plans} == {intern.id_of(c.node) for c in every_plans}
-        assert one.exchange_calls < every.exchange_calls
+        assert one.exchange_calls <= every.exchange_calls
 
 
 def test_pruned_search_keeps_what_a_parent_reads_not_only_the_partitioning():
@@ -263,7 +263,7 @@ def test_pruned_search_on_twelve_joins_is_no_costlier_than_before_and_asks_less(
     with RuleBook(flow.root) as book:
         groups = GroupSearch(book.exchanges, one_per_root=True, one_member=True)
         groups.explore(flow.root)
-    assert groups.exchange_calls * 4 < reference_questions  # 1335 against 10310 when written
+    assert groups.exchange_calls * 3 < reference_questions  # 2656 against 10310
     assert pruned.speedup > 2  # the filters go down into their dimensions
 
 
@@ -276,6 +276,20 @@ def task_flows(tmp_path_factory):
         "clickstream": clickstream.build_flow(clickstream.generate_data(str(base / "c"), 0.005, seed=0)),
         "text_mining": text_mining.build_flow(text_mining.generate_data(str(base / "t"), 0.01, seed=0)),
     }
+
+
+@pytest.mark.parametrize("name", ["clickstream", "text_mining"])
+def test_the_pruned_exploration_reaches_every_plan_of_the_paper_tasks(task_flows, name):
+    """The first member of each group alone reaches 4 of clickstream's 9 plans, and misses the
+    cheapest; the pruned exploration reaches all of them."""
+    flow = task_flows[name]
+    with RuleBook(flow.root) as book:
+        every = GroupSearch(book.exchanges)
+        every_plans = every.plans(every.explore(flow.root))
+        few = GroupSearch(book.exchanges, one_per_root=True, one_member=True)
+        few_plans = few.plans(few.explore(flow.root))
+    intern = Interner()
+    assert {intern.id_of(c.node) for c in few_plans} == {intern.id_of(c.node) for c in every_plans}
 
 
 @pytest.mark.parametrize("name", ["clickstream", "text_mining"])
