@@ -258,12 +258,21 @@ def filter_partitions(udf: Udf, blobs_in: bool, columns: Optional[list[str]] = N
             if columns is None or blobs_in:
                 mask = [udf.test(row) for row in read_rows(batch, blobs_in)]
             else:
-                rows = batch.select(columns).to_pylist() if columns else [{} for _ in range(batch.num_rows)]
-                mask = [udf.test(row, lambda i=i: repr(batch.slice(i, 1).to_pylist()[0]))
-                        for i, row in enumerate(rows)]
+                mask = [udf.test(row, _whole_row(batch, i)) for i, row in enumerate(_shown_rows(batch, columns))]
             yield batch.filter(pa.array(mask, pa.bool_()))
 
     return run
+
+
+def _shown_rows(batch: pa.RecordBatch, columns: Optional[list[str]]) -> list[dict]:
+    """The batch's rows as dicts of `columns` only (all columns when None)."""
+    view = batch if columns is None else batch.select(columns)
+    return view.to_pylist() if view.num_columns else [{} for _ in range(batch.num_rows)]
+
+
+def _whole_row(batch: pa.RecordBatch, i: int) -> Callable[[], str]:
+    """Row `i` in full, for an error message (built only when a call fails)."""
+    return lambda: repr(batch.slice(i, 1).to_pylist()[0])
 
 
 def forward_partitions(udf: Udf, columns: Optional[list[str]]) -> Callable:
@@ -274,12 +283,9 @@ def forward_partitions(udf: Udf, columns: Optional[list[str]]) -> Callable:
 
     def run(batches):
         for batch in batches:
-            view = batch if columns is None else batch.select(columns)
-            rows = view.to_pylist() if view.num_columns else [{} for _ in range(batch.num_rows)]
             taken: list[int] = []
-            for i, row in enumerate(rows):
-                shown = lambda i=i: repr(batch.slice(i, 1).to_pylist()[0])  # noqa: E731
-                taken.extend([i] * len(udf.on_row(row, shown)))
+            for i, row in enumerate(_shown_rows(batch, columns)):
+                taken.extend([i] * len(udf.on_row(row, _whole_row(batch, i))))
             if taken:
                 yield batch.take(pa.array(taken, pa.int64()))
 
@@ -294,13 +300,10 @@ def projected_map_partitions(udf: Udf, columns: list[str], shown: frozenset, enc
 
     def run(batches):
         for batch in batches:
-            view = batch.select(columns)
-            rows = view.to_pylist() if view.num_columns else [{} for _ in range(batch.num_rows)]
             emitted: list[dict] = []
             taken: list[int] = []
-            for i, row in enumerate(rows):
-                shown_row = lambda i=i: repr(batch.slice(i, 1).to_pylist()[0])  # noqa: E731
-                for record in udf.on_row(row, shown_row):
+            for i, row in enumerate(_shown_rows(batch, columns)):
+                for record in udf.on_row(row, _whole_row(batch, i)):
                     emitted.append(record)
                     taken.append(i)
             if not emitted:
