@@ -128,15 +128,20 @@ def apply_unary(flow, name):
     return flow.reduce(key, fn)
 
 
+def first_per_b_k(rows):
+    """The first record per b_k value: what b holds when b_k is its primary key."""
+    seen, unique = set(), []
+    for r in rows:
+        if r["b_k"] not in seen:
+            seen.add(r["b_k"])
+            unique.append(r)
+    return unique
+
+
 def sources(bags, b_key=False, fk=False):
     a_rows, b_rows, c_rows = bags
-    if b_key:  # a primary key must hold: keep the first record per b_k
-        seen, unique = set(), []
-        for r in b_rows:
-            if r["b_k"] not in seen:
-                seen.add(r["b_k"])
-                unique.append(r)
-        b_rows = unique
+    if b_key:  # a primary key must hold
+        b_rows = first_per_b_k(b_rows)
     fks = {("a_k",): ("b", ("b_k",))} if fk else None
     return (uf.source("a", rows=a_rows, fields=["a_k", "a_v"], foreign_keys=fks),
             uf.source("b", rows=b_rows, fields=["b_k", "b_v"], key=["b_k"] if b_key else None),
@@ -197,12 +202,7 @@ def build_subtree(flow, subtree, bags):
         if any(isinstance(n, Source) and n.table == "b" for n in flow.root.walk()) else None
     a_rows, b_rows, c_rows = bags
     if b_src is not None and b_src.key:
-        seen, unique = set(), []
-        for r in b_rows:
-            if r["b_k"] not in seen:
-                seen.add(r["b_k"])
-                unique.append(r)
-        b_rows = unique
+        b_rows = first_per_b_k(b_rows)
     by_table = {"a": a_rows, "b": b_rows, "c": c_rows}
 
     def rebind(n):

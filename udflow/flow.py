@@ -92,6 +92,20 @@ def output_fields(node: Node) -> Optional[frozenset[str]]:
     return properties_of(node).output_fields
 
 
+def read_projection(node: Node) -> Optional[frozenset[str]]:
+    """The fields the Spark backend shows a Map's function per record, and what the cost
+    model charges it for: `UdfProperties.read_projection` of its analysis. None: the whole
+    record (not a Map, its input's fields unknown, or no analysis result)."""
+    if not isinstance(node, Map):
+        return None
+    try:
+        if output_fields(node.input) is None:
+            return None
+        return properties_of(node).read_projection()
+    except Exception:  # noqa: BLE001 - no analysis result: the whole record
+        return None
+
+
 def global_record(node: Node) -> frozenset[str]:
     """Definition 1: every base attribute and every attribute an operator creates."""
     attrs: set[str] = set()

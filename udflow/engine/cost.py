@@ -21,9 +21,10 @@ Cost of a plan, in estimated seconds on Spark, is the sum over its operators of
 A value into Python is one field of one record: the executor turns every Arrow
 value into a Python object and back, so a function placed above joins, over
 wide records, pays for every field it carries, not only for the fields it
-reads - except a filter, or a map that forwards its records unchanged, which the
-backend shows only the fields it reads (`UdfProperties.read_projection`). Bytes
-are Spark row bytes (`statistics.record_bytes`).
+reads - except a filter, or a map that copies its record (`{**r, ...}`), which the
+backend shows only the fields it reads or writes (`flow.read_projection`), and
+for a map that writes, the rest of each record it emits. Bytes are Spark row
+bytes (`statistics.record_bytes`).
 
 where every Match and Cross takes the cheaper of shuffling both inputs or
 broadcasting one (only a side under MAX_BROADCAST_BYTES may be broadcast). The

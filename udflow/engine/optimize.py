@@ -4,8 +4,8 @@
          ──▶ function profiles (each function run on a sample of its real input)
          ──▶ RuleBook(flow) : exchanges(subtree) with certificates
          ──▶ Search: full enumeration (Algorithm 1 + memo) up to FULL_LIMIT operators,
-                     pruned (one member explored per group, the cheapest plan kept per
-                     interface: what the cost of an operator above reads) beyond
+                     pruned (a few members explored per group, the cheapest plan kept
+                     per interface: what the cost of an operator above reads) beyond
          ──▶ CostModel: every alternative costed, join strategies chosen
          ──▶ Optimized(best, original, alternatives ranked by cost, certificates)
 """

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Optional
 
 from udflow.engine.hints import hint_of
-from udflow.plan import CoGroup, Map, Match, Node, Reduce, Source
+from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
 DEFAULT_SAMPLE_SIZE = 2000
 
@@ -358,19 +358,11 @@ def _profile(node: Node, counter: Optional[_Counter], sizes: dict) -> FunctionPr
 
 def _projection(node: Node) -> dict:
     """`fields_read` and `forwards_records` of a Map: how many fields the Spark backend shows
-    its function per record when it projects the record (`UdfProperties.read_projection`),
-    and whether it then keeps the rows as they are (nothing written)."""
-    if not isinstance(node, Map):
-        return {}
-    from udflow.flow import output_fields, properties_of
+    its function per record when it projects the record (`flow.read_projection`), and
+    whether it then keeps the rows as they are (nothing written)."""
+    from udflow.flow import properties_of, read_projection
 
-    try:
-        if output_fields(node.input) is None:
-            return {}
-        props = properties_of(node)
-    except Exception:  # noqa: BLE001 - no analysis result: the whole record
-        return {}
-    shown = props.read_projection()
+    shown = read_projection(node)
     if shown is None:
         return {}
-    return {"fields_read": len(shown), "forwards_records": not props.writes}
+    return {"fields_read": len(shown), "forwards_records": not properties_of(node).writes}

@@ -161,8 +161,10 @@ class Lowering:
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
+        from udflow.flow import read_projection
+
         inp = self.lower(node.input)
-        shown = None if inp.pickled else _read_projection(node)
+        shown = None if inp.pickled else read_projection(node)
         if shown is not None:
             columns = [name for name in inp.df.schema.names if name in shown]
             if _forwards_records(node):  # emits its input records unchanged
@@ -329,24 +331,12 @@ def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType
     return StructType([f for f in input_schema.fields if f.name in out])
 
 
-def _read_projection(node: Map) -> Optional[frozenset]:
-    """`UdfProperties.read_projection` of the node's function, None when unknown."""
-    try:
-        from udflow.flow import output_fields, properties_of
-
-        if output_fields(node.input) is None:
-            return None
-        return properties_of(node).read_projection()
-    except Exception:  # noqa: BLE001 - no analysis result: the whole record
-        return None
-
-
 def _forwards_records(node: Map) -> bool:
     """Whether analysis shows every record the function emits is its input record unchanged
     (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
-    from udflow.flow import properties_of
+    from udflow.flow import properties_of, read_projection
 
-    if node.is_filter or _read_projection(node) is None:
+    if node.is_filter or read_projection(node) is None:
         return False
     return not properties_of(node).writes
 
@@ -355,7 +345,9 @@ def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
     """The columns a filter or copying map is shown (`UdfProperties.read_projection`), None
     for all. Building Python values for the other columns is what such a function mostly
     costs (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
-    shown = _read_projection(node)
+    from udflow.flow import read_projection
+
+    shown = read_projection(node)
     return None if shown is None else [name for name in schema.names if name in shown]
 
 
