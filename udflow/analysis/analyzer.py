@@ -21,6 +21,7 @@ from typing import Optional
 from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import (
+    RECORD_KINDS,
     Analysis,
     Frame,
     Impure,
@@ -30,8 +31,8 @@ from udflow.analysis.interpreter import (
     is_generator,
     unit_of,
 )
-from udflow.analysis.properties import BINARY_KINDS, Evidence, UdfProperties
-from udflow.analysis.values import ORDER, WHOLE, FieldOf, GroupRef, RecObj, RecRef, Val, val
+from udflow.analysis.properties import BINARY_KINDS, Evidence, RaiseSite, UdfProperties
+from udflow.analysis.values import NO_BASE, ORDER, WHOLE, FieldOf, GroupRef, RecObj, RecRef, Val, val
 from udflow.plan import function_location
 
 GROUP_KINDS = ("reduce", "cogroup")
@@ -150,8 +151,11 @@ def _interpret(frame: Frame, unit: Unit) -> None:
     frame.block = (id(node),)
     frame.run(node.body)
     if not is_generator(node) and an.kind != "filter" and not always_returns(node.body):
-        # falling off the end returns None: no record on that path
-        an.return_shapes.append((True, False, node.end_lineno or node.lineno))
+        # falling off the end returns None: an error for a Map/Match/Cross function (see `returned`)
+        line = node.end_lineno or node.lineno
+        an.return_shapes.append((True, False, line))
+        if an.kind in RECORD_KINDS:
+            an.raises.setdefault(("none", line, ""), RaiseSite("none", frozenset(), line))
 
 
 # ---------------------------------------------------------------------------
@@ -165,16 +169,17 @@ class _Rec:
     def __init__(self):
         self.fields: dict = {}
         self.maybe_missing: set = set()
+        self.removed: set = set()  # deleted on every path (kept even where the fields are unknown)
         self.unknown_sides: set = set()  # sides copied whose field names are unknown
         self.copied_sides: set = set()
         self.dynamic = 0
 
 
 def _resolve(an: Analysis, ref_id, pos: str, sides, seen=()) -> _Rec:
-    obj = an.heap[ref_id]
     out = _Rec()
-    if ref_id in seen:
+    if ref_id == NO_BASE[0] or ref_id in seen:
         return out
+    obj = an.heap[ref_id]
     seen = seen + (ref_id,)
     if obj.kind in ("input", "row"):
         out.copied_sides.add(obj.side)
@@ -182,14 +187,8 @@ def _resolve(an: Analysis, ref_id, pos: str, sides, seen=()) -> _Rec:
             out.unknown_sides.add(obj.side)
         for name in sides[obj.side]:
             out.fields[name] = val(FieldOf(obj.side, name, pos if obj.kind == "row" else "each"))
-    for bid, bpos in obj.bases:
-        base = _resolve(an, bid, bpos, sides, seen)
-        for name, v in base.fields.items():
-            out.fields[name] = out.fields[name].join(v) if name in out.fields else v
-        out.maybe_missing |= base.maybe_missing
-        out.unknown_sides |= base.unknown_sides
-        out.copied_sides |= base.copied_sides
-        out.dynamic = out.dynamic or base.dynamic
+    for group in obj.base_groups:
+        _merge(out, _alternatives(an, group, sides, seen))
     for name, v in obj.fields.items():
         if name in obj.must_set or name not in out.fields:
             if name not in obj.must_set and name not in out.fields:
@@ -197,12 +196,41 @@ def _resolve(an: Analysis, ref_id, pos: str, sides, seen=()) -> _Rec:
             out.fields[name] = v
         else:
             out.fields[name] = out.fields[name].join(v)
+        out.removed.discard(name)
     for name in obj.deleted:
         out.fields.pop(name, None)
+        out.removed.add(name)
     out.maybe_missing |= obj.maybe_deleted
     if obj.dynamic:
         out.dynamic = obj.dynamic
     return out
+
+
+def _alternatives(an: Analysis, group, sides, seen) -> _Rec:
+    """One base group: the dict is one of the alternatives at run time. A field is surely
+    there only if every alternative carries it, a side surely copied only if every one copies it."""
+    recs = [_resolve(an, bid, bpos, sides, seen) for bid, bpos in sorted(group, key=repr)]
+    out = _Rec()
+    for rec in recs:
+        _merge(out, rec)
+    everywhere = set.intersection(*(set(r.fields) for r in recs))
+    out.maybe_missing |= set(out.fields) - everywhere
+    out.copied_sides = set.intersection(*(r.copied_sides for r in recs))
+    surely_removed = set.intersection(*(r.removed for r in recs))
+    out.maybe_missing |= out.removed - surely_removed
+    out.removed = surely_removed
+    return out
+
+
+def _merge(out: _Rec, base: _Rec) -> None:
+    """`{**out, **base}`: the union of the fields (values joined where both have one)."""
+    for name, v in base.fields.items():
+        out.fields[name] = out.fields[name].join(v) if name in out.fields else v
+    out.removed = (out.removed | base.removed) - set(out.fields)
+    out.maybe_missing |= base.maybe_missing
+    out.unknown_sides |= base.unknown_sides
+    out.copied_sides |= base.copied_sides
+    out.dynamic = out.dynamic or base.dynamic
 
 
 def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> UdfProperties:
@@ -259,6 +287,8 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
             writes.setdefault(name, (wline, "new field" if name not in inputs else "modified"))
         for name in rec.maybe_missing:
             writes.setdefault(name, (obj.write_lines.get(name, line), "removed on some path"))
+        for name in rec.removed:
+            writes.setdefault(name, (obj.write_lines.get(name, line), "deleted"))
         for name in inputs:
             if name not in rec.fields and not (rec.unknown_sides and _side_of(name, sides) in rec.unknown_sides):
                 writes.setdefault(name, (obj.write_lines.get(name, obj.line), "projected away"))
@@ -292,6 +322,8 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
     def field_set(d):
         return frozenset(name_of(k) for k in d if k != ORDER)
 
+    for dep, line in an.strict.items():
+        reads.setdefault(dep, (line, "read strictly: r[...] raises KeyError where the field is absent", index))
     reads.pop(ORDER, None)
     read_fields = field_set(reads)
     side_reads = tuple(
@@ -316,6 +348,10 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
         evidence.append(ev("card_reads", dep[1], line, "decides how many records are emitted"))
     for ref_line in sorted(set(emitted_ids.values())):
         evidence.append(ev("emits", None, ref_line, f"emits between {bounds[0]} and {bounds[1] if bounds[1] is not None else 'any number of'} records"))
+    for name, line in sorted(an.state_reads.items(), key=lambda kv: kv[1]):
+        evidence.append(ev("state", name, line, "reads a mutable module global or closure value"))
+    for site in sorted(an.raises.values(), key=lambda s: (s.line, s.op, s.name)):
+        evidence.append(ev("raises", None, site.line, f"may raise: {site}"))
     for name in sorted(group_copied):
         evidence.append(ev("copy", name, emitted_ids and min(emitted_ids.values()) or 0,
                            "copied from the group's first record: assumed constant within the group"))
@@ -337,6 +373,8 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
         origin="analysis",
         location=location,
         group_copied=frozenset(group_copied),
+        state_reads=frozenset(an.state_reads),
+        raises=tuple(sorted(an.raises.values(), key=lambda s: (s.line, s.op, s.name))),
     )
 
 

@@ -8,6 +8,7 @@ callee may do I/O, keep state, or read any field of a record it is given.
 from __future__ import annotations
 
 import ast
+import copy
 import builtins
 import functools
 import types
@@ -93,7 +94,10 @@ def call_atom(frame: Frame, e, atom, args, kwargs, what: str) -> Val:
         return call_atom(frame, e, PyObj(obj.func), bound + args, {**extra, **kwargs}, what)
     special = SPECIAL.get(id(obj)) if _is_builtin(obj) else None
     if special is not None:
-        return special(frame, e, _plain(frame, e, args, kwargs, what), kwargs)
+        values = _plain(frame, e, args, kwargs, what)
+        if obj not in SPECIAL_NEVER_RAISE:
+            frame.an.may_raise("call", values, e, frame.deps, getattr(obj, "__name__", what))
+        return special(frame, e, values, kwargs)
     if known.is_pure_callable(obj):
         return pure_call(frame, e, [v for _, v in args] + list(_kw_values(kwargs)), what)
     if isinstance(obj, types.FunctionType):
@@ -133,6 +137,8 @@ def pure_call(frame: Frame, e, values, what: str) -> Val:
         frame.check_whole(v, e)
         deps |= frame.deps(v)
     frame.an.read(deps, e, f"passed to {what}", frame)
+    if what not in NEVER_RAISE:
+        frame.an.may_raise("call", values, e, frame.deps, what)
     return val(Other(), deps=deps)
 
 
@@ -256,6 +262,7 @@ def value_method(frame: Frame, e, atom, name: str, values, kwargs) -> Val:
             frame.check_whole(v, e)
             deps |= frame.deps(v)
         an.read(deps - {ORDER} if name in ("count",) else deps, e, f"used in .{name}()", frame)
+        an.may_raise("method", [val(atom)] + list(values), e, frame.deps, name)
         if isinstance(atom, Seq) and name in ("copy",):
             return val(atom)
         if isinstance(atom, Const) and all(v.const() for v in values) and not kwargs:
@@ -295,13 +302,11 @@ def record_method(frame: Frame, e, ref: RecRef, name: str, values, kwargs) -> Va
         return result
     if name == "copy" and not values:
         new = frame.alloc(e)
-        new.bases.add((ref.id, ref.pos))
-        if ref.pos == "other":
-            raise an.impure("copies a record picked by its position in the group (order-dependent)", e)
+        frame.add_base(new, val(ref), e)
         return val(RecRef(new.id))
     if name == "update":
         for v in values + list(_kw_values({k: v for k, v in kwargs.items() if k == "**"})):
-            frame.add_base(obj, v, e)
+            frame.add_base(obj, v, e, conditional=obj.block != frame.block)
             obj.must_set.clear()  # fields set before may now come from the other dict
         for k, v in kwargs.items():
             if k != "**":
@@ -352,6 +357,19 @@ def b_dict(frame, e, values, kwargs):
     for k, v in kwargs.items():
         frame.set_field(obj, k, v, e, must=True)
     return val(RecRef(obj.id))
+
+
+def b_copy(frame, e, values, kwargs):
+    """`copy.copy(x)`, `copy.deepcopy(x)`: a record is copied as `dict(x)` copies it; any other
+    value keeps its shape and is now the function's own."""
+    if len(values) != 1 or kwargs:
+        raise frame.an.impure("calls copy with more than one argument", e)
+    (value,) = values
+    if value.of(RecRef):
+        if not value.only(RecRef):
+            raise frame.an.impure("copies a value that may or may not be a record", e)
+        return b_dict(frame, e, values, {})
+    return Val(frozenset(Other() if isinstance(a, Other) else a for a in value.atoms), value.deps)
 
 
 def b_sequence(frame, e, values, kwargs):
@@ -571,5 +589,11 @@ SPECIAL_TABLE = {
     B.getattr: b_getattr,
     functools.reduce: b_reduce,
 }
+SPECIAL_TABLE[copy.copy] = b_copy
+SPECIAL_TABLE[copy.deepcopy] = b_copy
 SPECIAL = {id(k): v for k, v in SPECIAL_TABLE.items()}
+# never raise whatever their arguments (that they can be called at all is checked statically)
+SPECIAL_NEVER_RAISE = (B.dict, B.list, B.tuple, B.iter, B.set, B.frozenset, B.isinstance, B.enumerate,
+                       B.zip, B.reversed, B.any, B.all, B.map, B.filter, B.getattr, copy.copy, copy.deepcopy)
+NEVER_RAISE = frozenset({"str", "repr", "bool", "type", "isinstance", "ascii", "id"})
 SPECIAL_OBJS = {id(k): k for k in SPECIAL_TABLE}

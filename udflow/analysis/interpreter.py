@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from udflow.analysis import known
+from udflow.analysis.properties import RaiseSite
 from udflow.analysis.source import FileIndex, file_index, find_node
 from udflow.analysis.values import (
     NONE,
@@ -37,6 +38,7 @@ from udflow.analysis.values import (
     Const,
     FieldOf,
     GroupRef,
+    NO_BASE,
     LocalFn,
     Other,
     PyObj,
@@ -49,6 +51,7 @@ from udflow.analysis.values import (
     val,
 )
 
+RECORD_KINDS = ("map", "match", "cross")  # a `return None` of theirs is an error in both engines
 MAX_CALL_DEPTH = 4
 MAX_LOOP_ROUNDS = 6
 COMMUTATIVE_OPS = (ast.Add, ast.Mult, ast.BitOr, ast.BitAnd, ast.BitXor)
@@ -163,6 +166,9 @@ class Analysis:
         self.group_sorted: set = set()
         self.active: list = []  # call stack of function nodes
         self.files: list = [unit.index]  # the file of the frame being interpreted
+        self.strict: dict = {}  # dep -> line: fields read as r["f"] (KeyError where absent)
+        self.state_reads: dict = {}  # name -> line: mutable module globals / closure values read
+        self.raises: dict = {}  # (op, line, name) -> RaiseSite
 
     # -- evidence -------------------------------------------------------------
 
@@ -175,6 +181,24 @@ class Analysis:
 
     def impure(self, reason: str, node) -> "Impure":
         return Impure(reason, getattr(node, "lineno", 0), self.files[-1])
+
+    def may_raise(self, op: str, values, node, heap_deps, name: str = "") -> None:
+        """Record an operation that may raise on some values of the fields behind `values`
+        (an operation on constants alone raises on every record or on none)."""
+        deps = set()
+        consts = set()
+        for v in values:
+            deps |= heap_deps(v)
+            consts |= {type(a.value).__name__ for a in v.atoms if isinstance(a, Const)}
+        fields = frozenset(d[1] for d in deps if d not in (ORDER, WHOLE))
+        if not fields and op != "none":
+            return
+        line = getattr(node, "lineno", 0)
+        key = (op, line, name)
+        old = self.raises.get(key)
+        if old is not None:
+            fields, consts = fields | old.fields, consts | old.consts
+        self.raises[key] = RaiseSite(op, fields, line, frozenset(consts), name)
 
 
 def deps_of(v: Val, heap: Optional[dict] = None, _seen: Optional[set] = None) -> frozenset:
@@ -266,8 +290,12 @@ class Frame:
         if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
                               functools.partial, types.MethodType, types.BuiltinMethodType)):
             return val(PyObj(value))
-        if isinstance(value, (dict, list, set, tuple, frozenset)):
-            return val(Other(shared=True))  # a lookup table: reading is fine, changing it is not
+        if isinstance(value, (dict, list, set, bytearray)):
+            # a lookup table: reading is fine, changing it is not; another function may change it
+            self.an.state_reads.setdefault(name, getattr(node, "lineno", 0))
+            return val(Other(shared=True))
+        if isinstance(value, (tuple, frozenset)):
+            return val(Other(shared=True))
         return val(PyObj(value))
 
     def bind(self, target, v: Val, node) -> None:
@@ -505,6 +533,8 @@ class Frame:
         if rest:
             raise an.impure("returns something that is not a dict (or None)", node)
         an.return_shapes.append((may_none, bool(records), node.lineno))
+        if may_none and an.kind in RECORD_KINDS:
+            an.may_raise("none", (Val(frozenset(), frozenset(v.deps | self.pc)),), node, self.deps)
         if records:
             self.emit(Val(frozenset(records), v.deps), node)
         if may_none or self.pc:
@@ -603,12 +633,16 @@ class Frame:
             return v
         return val(Other(), deps=self.deps(v)) if not v.of(RecRef) else v
 
-    def operands(self, values, node) -> Val:
+    def operands(self, values, node, op: Optional[str] = None) -> Val:
+        """An operation on `values` whose result is a new value; `op`: the kind of error it
+        may raise on some values (see `RaiseSite`), None when it never raises."""
         deps = set()
         for v in values:
             self.check_whole(v, node)
             deps |= self.deps(v)
         self.an.read(deps, node, "used in a computation", self)
+        if op is not None:
+            self.an.may_raise(op, values, node, self.deps)
         return val(Other(), deps=deps)
 
     def ev_BinOp(self, e) -> Val:
@@ -627,13 +661,13 @@ class Frame:
                     return val(Const(folded))
             except Exception:
                 pass
-        return self.operands([left, right], e)
+        return self.operands([left, right], e, _binop_error(e.op, left, right))
 
     def ev_UnaryOp(self, e) -> Val:
         v = self.ev(e.operand)
         if isinstance(e.op, ast.Not) and v.of(RecRef):
             return val(Other())  # a dict is never empty here: `not r` reads no field
-        return self.operands([v], e)
+        return self.operands([v], e, None if isinstance(e.op, ast.Not) else "arith")
 
     def ev_BoolOp(self, e) -> Val:
         values = [self.ev(x) for x in e.values]
@@ -672,6 +706,10 @@ class Frame:
             for v in (a, b):
                 self.check_whole(v, e)
                 deps |= self.deps(v)
+            if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                self.an.may_raise("order", (a, b), e, self.deps)  # None < 1, "a" < 1: TypeError
+            elif isinstance(op, (ast.In, ast.NotIn)):
+                self.an.may_raise("contains", (a, b), e, self.deps)
         self.an.read(deps, e, "compared", self)
         return val(Other(), deps=deps)
 
@@ -700,6 +738,7 @@ class Frame:
                         continue
                 except AttributeError:
                     pass
+            self.an.may_raise("attribute", (val(a),), e, self.deps, e.attr)
             out = out.join(val(Other(shared=not isinstance(a, Const)), deps=self.deps(val(a))))
         return out.plus(base.deps)
 
@@ -708,7 +747,7 @@ class Frame:
 
     def ev_Slice(self, e) -> Val:
         parts = [self.ev(x) for x in (e.lower, e.upper, e.step) if x is not None]
-        return self.operands(parts, e)
+        return self.operands(parts, e, "index")
 
     def ev_Starred(self, e) -> Val:
         return self.element(self.ev(e.value), e)
@@ -785,15 +824,21 @@ class Frame:
             self.an.heap[key] = obj
         return obj
 
-    def add_base(self, obj: RecObj, value: Val, node) -> None:
+    def add_base(self, obj: RecObj, value: Val, node, conditional: bool = False) -> None:
+        """`**value` (or `update(value)`, `dict(value)`) into `obj`: one base group whose
+        alternatives are the dicts `value` may be; `conditional` when it runs on some paths
+        through the block that made `obj` only (an alternative that copies nothing)."""
+        group = {NO_BASE} if conditional else set()
         for a in value.atoms:
             if isinstance(a, RecRef):
                 if a.pos == "other":
                     raise self.an.impure("copies a record picked by its position in the group (order-dependent)", node)
-                obj.bases.add((a.id, a.pos))
+                group.add((a.id, a.pos))
             else:
                 obj.dynamic = obj.dynamic or node.lineno
                 obj.dynamic_deps |= self.deps(val(a))
+        if group - {NO_BASE}:
+            obj.base_groups.add(frozenset(group))
         self.an.read(value.deps, node, "decides which record is copied", self)
 
     def set_field(self, obj: RecObj, name: str, value: Val, node, must: bool, aug: bool = False, pos: str = "each") -> None:
@@ -849,6 +894,19 @@ class Frame:
             out |= self.field_presence(RecRef(bid, bpos), name)
         return out
 
+    def strict_read(self, ref: RecRef, name: str, node) -> None:
+        """`d[name]` raises KeyError where the field is absent: when `d` is (or copies) an
+        input record that the function did not give the field itself, its presence in the
+        input is a precondition, a read of the field (docs/analysis.md, "Errors")."""
+        obj = self.an.heap[ref.id]
+        if name in obj.must_set:
+            return
+        if obj.kind in ("input", "row"):
+            self.an.strict.setdefault((obj.side, name), getattr(node, "lineno", 0))
+            return
+        for bid, bpos in obj.bases:
+            self.strict_read(RecRef(bid, bpos), name, node)
+
     def subscript(self, base: Val, key_node, node) -> Val:
         key = self.ev(key_node)
         c = key.const()
@@ -860,6 +918,7 @@ class Frame:
                 if names:  # one of a few known names: any of them may be read
                     self.an.read(key.deps, node, "decides which field is read", self)
                     for name in names:
+                        self.strict_read(a, name, node)
                         out = out.join(self.load_field(a, name, node).plus(key.deps))
                 elif self.record_like(obj):
                     raise self.an.impure("reads a record field whose name is computed", node)
@@ -877,6 +936,7 @@ class Frame:
                 if isinstance(key_node, ast.Slice):
                     out = out.join(val(a, deps=self.deps(key)))
                 else:
+                    self.an.may_raise("index", (val(a), key), node, self.deps)
                     elem = a.elem.plus(self.deps(key) | ({ORDER} if a.ordered else set()))
                     out = out.join(_as_other_row(elem) if a.ordered else elem)
             elif isinstance(a, Tup) and c is not None and isinstance(c.value, int) and -len(a.items) <= c.value < len(a.items):
@@ -893,6 +953,8 @@ class Frame:
                 out = out.join(val(Other(shared=True)))
             else:
                 self.an.read(self.deps(key), node, "used as an index", self)
+                error = "slice" if isinstance(key_node, ast.Slice) else "index"
+                self.an.may_raise(error, (val(a), key), node, self.deps)
                 out = out.join(val(Other(shared=not isinstance(a, Const) and getattr(a, "shared", True)),
                                    deps=self.deps(val(a)) | self.deps(key)))
         return out.plus(base.deps)
@@ -1050,6 +1112,17 @@ def _numeric_fold(old: Val) -> bool:
         and all(isinstance(a.value, numbers) or a.value is None for a in consts)
         and all(isinstance(a, (Const, Other)) for a in old.atoms)
     )
+
+
+def _binop_error(op, left: Val, right: Val) -> str:
+    """The kind of error `left op right` may raise (`RaiseSite.op`)."""
+    if isinstance(op, ast.Mod) and left.const() is not None and isinstance(left.const().value, str):
+        return "format"
+    if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)):
+        c = right.const()
+        divisor_safe = c is not None and isinstance(c.value, (int, float)) and c.value != 0
+        return "arith" if divisor_safe else "divide"
+    return "arith"
 
 
 def _widen(v: Val) -> Val:

@@ -36,6 +36,30 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class RaiseSite:
+    """An operation that may raise on some values of the fields it uses (section "Errors" of
+    docs/analysis.md): `1 / r["x"]`, `r["d"] < START`, `int(r["s"])`, a Map's `return None`.
+
+    - `op`: "arith" (+ - * ** and unary -), "divide" (/ // % by a value that may be 0),
+      "order" (< <= > >=), "attribute" (`.year`), "method" (`.lower()`), "call" (`int(x)`),
+      "index" (`s[0]`, `TABLE[k]`), "none" (a Map returning None, an error in both engines);
+    - `fields`: the input fields whose values decide whether it raises;
+    - `consts`: the Python type names of the constants among its operands;
+    - `name`: the attribute, method or callable, where there is one.
+    """
+
+    op: str
+    fields: frozenset
+    line: int
+    consts: frozenset = frozenset()
+    name: str = ""
+
+    def __str__(self) -> str:
+        what = f"{self.op} {self.name}".strip()
+        return f"{what} on {', '.join(sorted(self.fields)) or 'constants'} (line {self.line})"
+
+
+@dataclass(frozen=True)
 class UdfProperties:
     """Read set, write set, emit bounds and the rest, for one function on one input schema.
 
@@ -55,6 +79,8 @@ class UdfProperties:
     - `forwards_groups`: (reduce) each call emits its whole group unchanged, or nothing.
     - `forwards_sides`: (cogroup) the inputs i for which each call emits one record per
       record of its i-th group (that record, possibly extended with new fields), or nothing.
+    - `state_reads`: mutable module globals / closure values the function reads.
+    - `raises`: the operations that may raise on some input values (`RaiseSite`).
     """
 
     kind: str
@@ -83,6 +109,13 @@ class UdfProperties:
     # nothing when G_i is empty. Lets a group-forwarding Reduce on input i cross the
     # CoGroup (tagged union, section 4.3.2). See udflow/analysis/groups.py.
     forwards_sides: frozenset = frozenset()
+    # Module globals and closure values holding mutable objects (dict, list, set) that the
+    # function reads: another function of the flow may change them while the flow runs, so
+    # the function is not moved across an impure operator (rules: `state_barrier`).
+    state_reads: frozenset = frozenset()
+    # Operations that may raise on some values of the record (see `RaiseSite`): the function
+    # is not moved below an operator that may drop the records it raises on (`raise_guard`).
+    raises: tuple = ()
 
     def read_projection(self) -> Optional[Fields]:
         """The fields a record-at-a-time function must be shown, when every record it emits

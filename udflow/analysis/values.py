@@ -138,15 +138,23 @@ def join_all(vals) -> Val:
     return out
 
 
+NO_BASE = ("<no base>", "each")  # the alternative of a base group that copies nothing
+
+
 @dataclass
 class RecObj:
     """A dict in the abstract heap.
 
     kind: "input" (the input record of side `side`), "row" (any record of the
     group of side `side`) or "fresh" (made by the function). A fresh dict
-    copies every field of its `bases` (heap ids with a position), then
-    `fields` overrides them; `deleted` are removed on every path through the
-    creating block, `maybe_deleted` on some.
+    copies the fields of its `base_groups`, then `fields` overrides them;
+    `deleted` are removed on every path through the creating block,
+    `maybe_deleted` on some.
+
+    Each base group is one `**x`, `update(x)` or `dict(x)`: the alternatives x
+    may be at run time, each a (heap id, position) or `NO_BASE` (nothing copied,
+    e.g. `r if c else {}` or an `update` on some paths only). A field is surely
+    copied only when every alternative of its group carries it.
     """
 
     id: Any
@@ -154,7 +162,7 @@ class RecObj:
     side: int = 0
     line: int = 0
     block: tuple = ()
-    bases: set = field(default_factory=set)  # {(heap id, pos)}
+    base_groups: set = field(default_factory=set)  # {frozenset({(heap id, pos) | NO_BASE})}
     fields: dict = field(default_factory=dict)  # name -> Val
     must_set: set = field(default_factory=set)
     deleted: set = field(default_factory=set)
@@ -164,3 +172,8 @@ class RecObj:
     mutated: list = field(default_factory=list)  # lines of in-place changes
     emitted: list = field(default_factory=list)  # lines where emitted
     write_lines: dict = field(default_factory=dict)  # name -> line
+
+    @property
+    def bases(self) -> set:
+        """Every (heap id, pos) any base group may copy from."""
+        return {b for group in self.base_groups for b in group if b is not NO_BASE}

@@ -309,5 +309,11 @@ def flow_facts(root: Node, provider: PropertiesProvider, memo: Optional[dict] = 
             origin.setdefault(a, set()).add(node.label)
         attributes.update(facts.new_fields)
         attributes.update(facts.reads | facts.writes)
+    # An operator whose output fields are unknown (an impure function, an opaque custom
+    # operator) may create any field: it is an origin of every field nobody else creates.
+    wildcards = {o.label for o in ops.values() if o.outputs is None and not o.pure}
+    for a in attributes:
+        if a not in origin and wildcards:
+            origin[a] = set(wildcards)
     frozen_origin = {a: frozenset(o) for a, o in origin.items()}
     return FlowFacts(ops, sources, frozenset(attributes), frozen_origin)

@@ -24,10 +24,12 @@ import functools
 import threading
 from typing import Iterable, Optional, Sequence
 
+from udflow.field_types import UNKNOWN, FieldType, source_field_types
 from udflow.plan import Node, Source, draw
 from udflow.rules.base import SHAPES, Decision, Move, Rule, binary_binary, binary_unary, rebuild as base_rebuild, unary_binary, unary_unary
 from udflow.rules.certificate import Certificate, Exchange, Reason, Verdict
 from udflow.rules.datalog import Program, union_clauses
+from udflow.rules.guards import guard_reasons
 from udflow.rules.facts import NOTHING, OpFacts, analysis_provider, fact_strings, fields_of, flow_facts
 from udflow.rules.keys import KeyOracle
 
@@ -147,6 +149,8 @@ class RuleBook:
         self._touch_reasons: dict = {}
         self._decisions: dict = {}
         self._verdict_cache: dict = {}
+        self._field_types: Optional[dict] = None
+        self._below: Optional[dict] = None
         self._root_keys = {n.label: tuple(n.key) for n in self.root.walk()
                            if not isinstance(n, Source) and getattr(n, "key", None) is not None}
 
@@ -336,7 +340,7 @@ class RuleBook:
                         continue
                     if not explain and not rule.permits(self, move):
                         continue
-                    decision = rule.decide(self, move)
+                    decision = self._guarded(rule, move, rule.decide(self, move))
                     exchange = None
                     if decision.allowed:
                         if decision.after is not None:
@@ -347,6 +351,35 @@ class RuleBook:
                         continue
                     out.append((exchange, decision, move))
         return out
+
+    def _guarded(self, rule: Rule, move: Move, decision: Decision) -> Decision:
+        """The rule's decision, refused where the move breaks a guard (`guards.py`)."""
+        if not decision.allowed:
+            return decision
+        reasons = guard_reasons(self, rule.name, move, decision.after or move.after)
+        if not reasons:
+            return decision
+        return dataclasses.replace(decision, allowed=False, reasons=tuple(reasons))
+
+    @property
+    def field_types(self) -> dict[str, FieldType]:
+        """Attribute -> FieldType: the source's type where no operator of the flow writes it."""
+        if self._field_types is None:
+            written = set()
+            for o in self.facts.ops.values():
+                written |= o.writes | o.new_fields
+            types: dict[str, FieldType] = {}
+            for n in self.root.walk():
+                if isinstance(n, Source):
+                    types.update(source_field_types(n))
+            self._field_types = {a: UNKNOWN if a in written else t for a, t in types.items()}
+        return self._field_types
+
+    def below_as_written(self, label: str) -> frozenset[str]:
+        """The operators and sources below `label` in the plan as written."""
+        if self._below is None:
+            self._below = {n.label: self.labels_in(n) - {n.label} for n in self.root.walk()}
+        return self._below.get(label, frozenset())
 
     def _rebuild(self, node: Node, *inputs: Node) -> Node:
         """`node` over `inputs`, one object per distinct tree: the moves at different subtrees

@@ -1,0 +1,162 @@
+"""Position conditions every exchange must meet, whatever rule allows it.
+
+A rule's law says the two plans compute the same bag; it assumes what the
+paper assumes: functions never fail, never share state, and an operator's
+output fields are what they were where the plan put it. Three guards make
+those assumptions conditions, checked on the trees before and after a move:
+
+same_fields
+    Both trees carry the same fields. A function that copies one input of a
+    Match, Cross or CoGroup and not the other drops what a moved Map adds on
+    the other input, though the facts (taken where the plan put it) say it
+    carries it:
+
+        before:  Map(add_x)                after:  CoGroup(keep_left)
+                   CoGroup(keep_left)                R
+                     R                               Map(add_x)     x is lost
+                     S                                 S
+
+state_barrier
+    A function that reads a mutable module global or closure value
+    (`UdfProperties.state_reads`) keeps its order with every impure operator,
+    which may write it: the move may not change which of the two runs first.
+
+raise_guard
+    A function that may raise (`UdfProperties.raises`) is not moved below an
+    operator that, in the plan as written, ran before it and may drop records
+    (a filter, a join, a Reduce): that operator may be what kept it from the
+    records it raises on. Sites proven safe by the fields' types
+    (`udflow.field_types`) do not count.
+
+        before:  Map(12 // c_v)            after:  Match(b_k=c_k)
+                   Match(b_k=c_k)                    R
+                     R                               Map(12 // c_v)   sees every S record
+                     S                                 S
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from udflow.analysis.properties import RaiseSite
+from udflow.field_types import FieldType
+from udflow.plan import Node, Source
+from udflow.rules.certificate import Reason
+
+NUMERIC_GROUPS = ({"int", "float"}, {"int", "decimal"})  # float and Decimal do not mix
+ORDERED_GROUPS = ({"int", "float", "decimal"}, {"str"}, {"date"}, {"datetime"})
+CONST_FAMILIES = {"int": "int", "bool": "int", "float": "float", "Decimal": "decimal", "str": "str",
+                  "date": "date", "datetime": "datetime"}
+SAFE_STR_METHODS = frozenset(
+    "lower upper strip lstrip rstrip startswith endswith replace title capitalize casefold "
+    "isdigit isalpha isalnum isspace isupper islower count find rfind zfill".split())
+
+
+def guard_reasons(book, rule: str, move, after: Node) -> list[Reason]:
+    """Why the move breaks one of the guards (empty when it breaks none)."""
+    return (same_fields(book, rule, move, after) + state_barrier(book, rule, move)
+            + raise_guard(book, rule, move, after))
+
+
+def same_fields(book, rule: str, move, after: Node) -> list[Reason]:
+    ops = (book.op(move.upper.label), book.op(move.lower.label))
+    if all(o is not None and o.copy for o in ops):
+        return []  # copying operators carry whatever their inputs carry
+    before_fields, after_fields = book.fields(move.before), book.fields(after)
+    if before_fields is None or after_fields is None or before_fields == after_fields:
+        return []
+    changed = sorted(before_fields ^ after_fields)
+    return [Reason(rule, "output fields change", changed[0], (move.upper.label, move.lower.label),
+                   detail=f"as written the records carry {_fields(before_fields)}, "
+                          f"after the move {_fields(after_fields)}")]
+
+
+def state_barrier(book, rule: str, move) -> list[Reason]:
+    pairs = [(move.upper.label, move.lower.label)]
+    for subtree, op_label in zip(move.stays, move.stays_for):
+        pairs += [(op_label, n.label) for n in subtree.walk() if not isinstance(n, Source)]
+    out = []
+    for a, b in pairs:
+        for reader, writer in ((a, b), (b, a)):
+            r, w = book.op(reader), book.op(writer)
+            if r is None or w is None or r.props is None or w.pure:
+                continue
+            for name in sorted(r.props.state_reads):
+                out.append(Reason(rule, "reads state an impure operator may change", name, (reader, writer),
+                                  lines=tuple((reader, ln) for ln in r.lines("state", name)),
+                                  detail=f"{reader} reads {name}; {writer} may change it"))
+    return out
+
+
+def raise_guard(book, rule: str, move, after: Node) -> list[Reason]:
+    out = []
+    for label in (move.upper.label, move.lower.label):
+        facts = book.op(label)
+        if facts is None or facts.props is None or not facts.props.raises:
+            continue
+        sites = [s for s in facts.props.raises if not cannot_raise(s, book.field_types)]
+        if not sites:
+            continue
+        lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))
+        guards = sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
+        if guards:
+            out.append(Reason(rule, "may raise on records a guard below it drops", None, (label, guards[0]),
+                              lines=tuple((label, s.line) for s in sites),
+                              detail=f"{label} may raise ({sites[0]}); as written {guards[0]} "
+                                     f"runs before it and may drop the records it raises on"))
+    return out
+
+
+def may_drop(facts) -> bool:
+    """Whether an operator may emit fewer records than it receives (or none from an input)."""
+    if facts is None:
+        return False
+    if facts.record_at_a_time and facts.arity == 1:
+        return facts.emits[0] < 1
+    return True  # joins drop unmatched records, a Cross an empty side's partners, a Reduce groups
+
+
+def cannot_raise(site: RaiseSite, types: dict[str, FieldType]) -> bool:
+    """True when no value the fields can hold makes the operation raise."""
+    field_types = [types.get(f) for f in site.fields]
+    if not field_types or any(t is None or not t.known for t in field_types):
+        return False
+    families = {t.family for t in field_types}
+    for c in site.consts:
+        if c not in CONST_FAMILIES:
+            return False
+        families.add(CONST_FAMILIES[c])
+    return _safe(site, families)
+
+
+def _safe(site: RaiseSite, families: set) -> bool:
+    op, name = site.op, site.name
+    if op == "arith":
+        return any(families <= g for g in NUMERIC_GROUPS)
+    if op == "order":
+        return any(families <= g for g in ORDERED_GROUPS)
+    if op == "attribute":
+        return (name in ("year", "month", "day") and families <= {"date", "datetime"}) \
+            or (name in ("hour", "minute", "second") and families == {"datetime"})
+    if op == "method":
+        return name in SAFE_STR_METHODS and families == {"str"}
+    if op == "slice":
+        return "str" in families and families <= {"str", "int"}
+    if op == "call":
+        if name in ("abs", "min", "max", "sum", "float"):
+            return any(families <= g for g in NUMERIC_GROUPS)
+        if name in ("int", "round"):  # int(nan), round(inf) raise
+            return families <= {"int", "decimal"}
+        return name == "len" and families == {"str"}
+    return False  # division by a value that may be 0, indexing, membership, a None return
+
+
+def _find(tree: Node, label: str) -> Optional[Node]:
+    for n in tree.walk():
+        if n.label == label:
+            return n
+    return None
+
+
+def _fields(fields) -> str:
+    return "{" + ", ".join(sorted(fields)) + "}"
