@@ -76,10 +76,12 @@ def _extension(path: str) -> str:
 def _rows_types(rows, columns) -> dict[str, FieldType]:
     out = {}
     for c in columns:
-        families = {python_family(r.get(c)) for r in rows}
-        nullable = any(r.get(c) is None for r in rows)
+        values = [r.get(c) for r in rows]
+        families = {python_family(v) for v in values if v is not None}
+        if families == {"int", "float"}:
+            families = {"float"}  # ints and floats mix in arithmetic and comparisons alike
         family = families.pop() if len(families) == 1 else None
-        out[c] = FieldType(family, nullable or family is None)
+        out[c] = FieldType(family, family is None or any(v is None for v in values))
     return out
 
 

@@ -106,8 +106,9 @@ def drop_small_groups_early(rows):
         yield r
 
 
+# A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
-    "group_sum": Spec("reduce", "k a b", reads="a", writes="a b sum_a", copy=False, output="k sum_a",
+    "group_sum": Spec("reduce", "k a b", reads="a k", writes="a b sum_a", copy=False, output="k sum_a",
                       group_copied="k", card_reads=""),
     "count_by_fold": Spec("reduce", "k a b", writes="k a b n", copy=False, output="n", card_reads=""),
     "keep_then_emit": Spec("reduce", "k a b", reads="a", emits=(0, None), card_reads="a", copy=True,
@@ -119,12 +120,12 @@ EXPECTED = {
                             forwards_groups=True),
     "keep_groups_with_positive": Spec("reduce", "k a b", reads="a", emits=(0, None), card_reads="a", copy=True,
                                       forwards_groups=True),
-    "extremes": Spec("reduce", "k a b", reads="a b", writes="a b max_a min_b", copy=False),
+    "extremes": Spec("reduce", "k a b", reads="a b k", writes="a b max_a min_b", copy=False),
     "share_of_group": Spec("reduce", "k a b", reads="a", writes="share", emits=(0, None), copy=True,
                            forwards_groups=False),
-    "distinct_a": Spec("reduce", "k a b", reads="a", writes="a b distinct", copy=False),
+    "distinct_a": Spec("reduce", "k a b", reads="a k", writes="a b distinct", copy=False),
     "flag_max": Spec("reduce", "k a b", reads="a", writes="is_max", emits=(0, None), copy=True),
-    "mean_with_helper": Spec("reduce", "k a b", reads="a", writes="a b avg", copy=False),
+    "mean_with_helper": Spec("reduce", "k a b", reads="a k", writes="a b avg", copy=False),
     "sessions_with_a_buy": Spec("reduce", "session action amount", reads="action", emits=(0, None),
                                 card_reads="action", copy=True, forwards_groups=True),
     "drop_small_groups_early": Spec("reduce", "k a b", emits=(0, None), card_reads="", copy=True,

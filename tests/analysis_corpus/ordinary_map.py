@@ -187,14 +187,15 @@ def nested_output(r):
     return {**r, "meta": {"twice_a": 2 * r["a"], "source": "corpus"}}
 
 
+# A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
     "nested_output": Spec("map", "a b c", reads="a", writes="meta", copy=True, output="a b c meta"),
     "keep_positive": Spec("map", "a b c", reads="a", emits=(0, 1), card_reads="a", copy=True, output="a b c"),
     "drop_small": Spec("map", "a b c", reads="b", emits=(0, 1), card_reads="b", copy=True, output="a b c"),
     "is_even": Spec("filter", "a b c", reads="a", emits=(0, 1), card_reads="a", copy=True, output="a b c"),
     "a_above_b": Spec("filter", "a b c", reads="a b", emits=(0, 1), card_reads="a b", copy=True),
-    "project_ab": Spec("map", "a b c", writes="c", copy=False, output="a b", card_reads=""),
-    "rename_c": Spec("map", "a b c", reads="c", writes="c x", copy=False, output="a b x"),
+    "project_ab": Spec("map", "a b c", reads="a b", writes="c", copy=False, output="a b", card_reads=""),
+    "rename_c": Spec("map", "a b c", reads="a b c", writes="c x", copy=False, output="a b x"),
     "add_sum": Spec("map", "a b c", reads="a b", writes="s", copy=True, output="a b c s", card_reads=""),
     "add_sum_in_place": Spec("map", "a b c", reads="a b", writes="s", copy=True, output="a b c s"),
     "scale_b": Spec("map", "a b c", reads="b", writes="b", copy=True, output="a b c"),
@@ -212,7 +213,7 @@ EXPECTED = {
     "add_five": Spec("map", "a b c", reads="b", writes="b", copy=True),
     "copy_c": Spec("map", "a b c", reads="c", writes="copy_of_c", output="a b c copy_of_c"),
     "conditional_update": Spec("map", "a b c", reads="a", writes="b", copy=True),
-    "tuple_unpack": Spec("map", "a b c", reads="a b", writes="ab", copy=False, output="a b c ab"),
+    "tuple_unpack": Spec("map", "a b c", reads="a b c", writes="ab", copy=False, output="a b c ab"),
     "get_with_default": Spec("map", "a b c d", reads="d", writes="e"),
     "low_a": Spec("filter", "a b c", reads="a", emits=(0, 1), card_reads="a"),
     "high_b": Spec("filter", "a b c", reads="b", emits=(0, 1), card_reads="b"),

@@ -24,6 +24,7 @@ import ast
 import builtins
 import functools
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -169,6 +170,7 @@ class Analysis:
         self.strict: dict = {}  # dep -> line: fields read as r["f"] (KeyError where absent)
         self.state_reads: dict = {}  # name -> line: mutable module globals / closure values read
         self.raises: dict = {}  # (op, line, name) -> RaiseSite
+        self.nonnull: set = set()  # fields proven not None where the interpreter is now
 
     # -- evidence -------------------------------------------------------------
 
@@ -195,10 +197,11 @@ class Analysis:
             return
         line = getattr(node, "lineno", 0)
         key = (op, line, name)
+        guarded = fields & self.nonnull
         old = self.raises.get(key)
         if old is not None:
-            fields, consts = fields | old.fields, consts | old.consts
-        self.raises[key] = RaiseSite(op, fields, line, frozenset(consts), name)
+            fields, consts, guarded = fields | old.fields, consts | old.consts, guarded & old.nonnull
+        self.raises[key] = RaiseSite(op, fields, line, frozenset(consts), name, frozenset(guarded))
 
 
 def deps_of(v: Val, heap: Optional[dict] = None, _seen: Optional[set] = None) -> frozenset:
@@ -368,11 +371,15 @@ class Frame:
             test = self.ev(s.test)
             deps = self.deps(test)
             an.read(deps, s.test, "used in a branch condition", self)
-            body = self.sub_block(s.body, "body", s, deps)
-            orelse = self.sub_block(s.orelse, "else", s, deps)
+            with self.narrowed(s.test, True):
+                body = self.sub_block(s.body, "body", s, deps)
+            with self.narrowed(s.test, False):
+                orelse = self.sub_block(s.orelse, "else", s, deps)
             self.join_env(body, orelse)
             if _exits(s.body) or _exits(s.orelse):
                 self.pc |= deps  # what follows runs only on some paths
+                if not (_exits(s.body) and _exits(s.orelse)):
+                    an.nonnull |= self.nonnull_fields(s.test, not _exits(s.body))
         elif isinstance(s, (ast.For, ast.While)):
             self.loop(s)
         elif isinstance(s, (ast.Pass, ast.Break, ast.Continue)):
@@ -670,7 +677,14 @@ class Frame:
         return self.operands([v], e, None if isinstance(e.op, ast.Not) else "arith")
 
     def ev_BoolOp(self, e) -> Val:
-        values = [self.ev(x) for x in e.values]
+        values = []
+        saved = set(self.an.nonnull)
+        try:
+            for x in e.values:  # `r["x"] is not None and r["x"] > 0`: later operands run narrowed
+                values.append(self.ev(x))
+                self.an.nonnull |= self.nonnull_fields(x, isinstance(e.op, ast.And))
+        finally:
+            self.an.nonnull = saved
         deps = set()
         for v in values[:-1]:  # all but the last decide which operand is the result
             deps |= self.deps(Val(frozenset(a for a in v.atoms if not isinstance(a, RecRef)), v.deps))
@@ -684,9 +698,52 @@ class Frame:
         saved = self.pc
         self.pc = saved | deps
         try:
-            return self.ev(e.body).join(self.ev(e.orelse)).plus(deps)
+            with self.narrowed(e.test, True):
+                body = self.ev(e.body)
+            with self.narrowed(e.test, False):
+                orelse = self.ev(e.orelse)
+            return body.join(orelse).plus(deps)
         finally:
             self.pc = saved
+
+    @contextmanager
+    def narrowed(self, test, outcome: bool):
+        """Run a branch knowing that `test` was `outcome`: the fields it proves not None
+        (`x is not None`, `x` truthy, `x is None` false) cannot make an operation raise on None."""
+        saved = set(self.an.nonnull)
+        self.an.nonnull |= self.nonnull_fields(test, outcome)
+        try:
+            yield
+        finally:
+            self.an.nonnull = saved
+
+    def nonnull_fields(self, test, outcome: bool) -> set:
+        """Field names `test` having been `outcome` proves not None."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.nonnull_fields(test.operand, not outcome)
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == outcome:
+            return set().union(*(self.nonnull_fields(v, outcome) for v in test.values))
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            op, right = test.ops[0], test.comparators[0]
+            is_none = isinstance(right, ast.Constant) and right.value is None
+            if is_none and isinstance(op, (ast.IsNot, ast.NotEq)):
+                return self._field_names(test.left) if outcome else set()
+            if is_none and isinstance(op, (ast.Is, ast.Eq)):
+                return set() if outcome else self._field_names(test.left)
+            return set()
+        if isinstance(test, (ast.Name, ast.Subscript)) and outcome:  # truthy: not None
+            return self._field_names(test)
+        return set()
+
+    def _field_names(self, node) -> set:
+        """The field an expression is exactly (a record subscript or a variable holding one)."""
+        if not isinstance(node, (ast.Name, ast.Subscript)):
+            return set()
+        try:
+            atoms = self.ev(node).atoms
+        except Impure:
+            return set()
+        return {a.name for a in atoms if isinstance(a, FieldOf)} if all(isinstance(a, FieldOf) for a in atoms) else set()
 
     def ev_Compare(self, e) -> Val:
         left = self.ev(e.left)
@@ -708,8 +765,8 @@ class Frame:
                 deps |= self.deps(v)
             if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
                 self.an.may_raise("order", (a, b), e, self.deps)  # None < 1, "a" < 1: TypeError
-            elif isinstance(op, (ast.In, ast.NotIn)):
-                self.an.may_raise("contains", (a, b), e, self.deps)
+            elif isinstance(op, (ast.In, ast.NotIn)) and not _literal_collection(b):
+                self.an.may_raise("contains", (a, b), e, self.deps)  # 1 in "a", x in None: TypeError
         self.an.read(deps, e, "compared", self)
         return val(Other(), deps=deps)
 
@@ -1112,6 +1169,13 @@ def _numeric_fold(old: Val) -> bool:
         and all(isinstance(a.value, numbers) or a.value is None for a in consts)
         and all(isinstance(a, (Const, Other)) for a in old.atoms)
     )
+
+
+def _literal_collection(v: Val) -> bool:
+    """A tuple or list written in the code: `x in (1, 2)` compares with == and never raises."""
+    return bool(v.atoms) and all(
+        (isinstance(a, Const) and isinstance(a.value, tuple)) or (isinstance(a, Seq) and not a.ordered)
+        for a in v.atoms) and not v.deps
 
 
 def _binop_error(op, left: Val, right: Val) -> str:

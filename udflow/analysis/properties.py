@@ -45,7 +45,8 @@ class RaiseSite:
       "index" (`s[0]`, `TABLE[k]`), "none" (a Map returning None, an error in both engines);
     - `fields`: the input fields whose values decide whether it raises;
     - `consts`: the Python type names of the constants among its operands;
-    - `name`: the attribute, method or callable, where there is one.
+    - `name`: the attribute, method or callable, where there is one;
+    - `nonnull`: the fields an enclosing condition proved not None (`x is not None and x > 0`).
     """
 
     op: str
@@ -53,6 +54,7 @@ class RaiseSite:
     line: int
     consts: frozenset = frozenset()
     name: str = ""
+    nonnull: frozenset = frozenset()  # fields a condition around it proved not None
 
     def __str__(self) -> str:
         what = f"{self.op} {self.name}".strip()

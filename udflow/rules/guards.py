@@ -118,7 +118,7 @@ def may_drop(facts) -> bool:
 
 def cannot_raise(site: RaiseSite, types: dict[str, FieldType]) -> bool:
     """True when no value the fields can hold makes the operation raise."""
-    field_types = [types.get(f) for f in site.fields]
+    field_types = [_narrowed(types.get(f), f in site.nonnull) for f in site.fields]
     if not field_types or any(t is None or not t.known for t in field_types):
         return False
     families = {t.family for t in field_types}
@@ -127,6 +127,10 @@ def cannot_raise(site: RaiseSite, types: dict[str, FieldType]) -> bool:
             return False
         families.add(CONST_FAMILIES[c])
     return _safe(site, families)
+
+
+def _narrowed(t: Optional[FieldType], nonnull: bool) -> Optional[FieldType]:
+    return FieldType(t.family, False) if t is not None and nonnull else t
 
 
 def _safe(site: RaiseSite, families: set) -> bool:

@@ -315,6 +315,11 @@ class RuleBook:
             self._by_id[id(node)] = (node, result)
         return result
 
+    def decisions(self, node: Node) -> list[tuple[Optional[Exchange], Decision, Move]]:
+        """Every rule's decision on every move at `node`, refused ones with their reasons
+        (what `why_not` reads; for tests and tooling)."""
+        return self._evaluate(node, explain=True)
+
     def _evaluate(self, node: Node, explain: bool = True) -> list[tuple[Optional[Exchange], Decision, Move]]:
         """The decision of every rule on every move at `node`; without `explain`, only the
         allowed ones, and moves a rule refuses outright (`Rule.permits`) are not decided."""

@@ -1,0 +1,34 @@
+"""Repro 001, raise-mismatch (implicit:shape:alternative-raises): a copy of ../shared/soundness/001-raise-mismatch.py."""
+
+import random
+
+import udflow as uf
+
+_STATE_RESETTERS = []
+
+
+def reset():
+    random.seed(20240601)
+    for fn in _STATE_RESETTERS:
+        fn()
+
+
+# ---- the functions (from the fuzzer's pool) ----
+def m_return_none__c(r):
+    if r["c_v"] is None:
+        return None
+    return r
+
+
+# ---- the flow ----
+def build(empty=False):
+    rows_c = [] if empty else [
+        {'c_k': 7, 'c_v': None, 'c_s': 'x', 'c_f': None},
+    ]
+    c = uf.source('c', rows=rows_c, fields=['c_k', 'c_v', 'c_s', 'c_f'])
+    rows_a = [] if empty else [
+    ]
+    a = uf.source('a', rows=rows_a, fields=['a_k', 'a_v', 'a_s', 'a_f'])
+    f1 = a.match(c, on=(['a_k'], ['c_k']), f=None)
+    f2 = f1.map(m_return_none__c)
+    return f2
