@@ -91,3 +91,26 @@ def test_the_wrong_exchange_is_refused_for_its_reason(name):
     reasons = [str(r) for alt in opt.alternatives for node in alt.flow.root.walk()
                for _, decision, _ in book.decisions(node) for r in decision.reasons]
     assert any(REFUSED_BECAUSE[name] in r for r in reasons), (name, reasons)
+
+
+GUARDS = ("output fields change", "reads state", "may raise")
+
+
+@pytest.mark.parametrize("name", ["s002", "s006", "s010", "s011"])
+def test_the_checker_rejects_a_certificate_for_a_guarded_move(name):
+    """The independent checker re-checks the guards: a certificate built for a move only a
+    guard refused (the rule itself allowed it) is rejected."""
+    case = importlib.import_module(f"tests.soundness_cases.{name}")
+    flow = case.build()
+    book = RuleBook(flow.root)
+    rules = {r.name: r for r in book.rules}
+    trees = {alt.flow.root for alt in optimized(case).alternatives}
+    checked = 0
+    for node in {n for tree in trees for n in tree.walk()}:
+        for exchange, decision, move in book.decisions(node):
+            if exchange is None and all(any(g in r.condition for g in GUARDS) for r in decision.reasons):
+                rule = rules[decision.reasons[0].rule]
+                certificate = book._certificate(rule, move, rule.decide(book, move))
+                assert not uf.rules.check(certificate, flow).ok
+                checked += 1
+    assert checked

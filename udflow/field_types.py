@@ -7,6 +7,7 @@ cannot raise on a parquet column of non-null decimals, it can on a CSV column
 
     family     Python values           from
     --------   ---------------------   ----------------------------------------
+    none       None only               a `rows=` column without any other value
     int        int, bool               integer and boolean columns
     float      float                   floating point columns
     decimal    decimal.Decimal         decimal columns
@@ -14,6 +15,9 @@ cannot raise on a parquet column of non-null decimals, it can on a CSV column
     date       datetime.date           date columns
     datetime   datetime.datetime       timestamp columns
     None       anything else, or mixed (unknown)
+
+`cannot_raise(site, types)` decides, from these types, whether an operation a
+function may raise on (a `udflow.analysis.properties.RaiseSite`) is safe.
 
 A field is non-null only when the data says so: a parquet column declared
 `not null`, or one whose row-group statistics count no null; an in-memory
@@ -42,6 +46,16 @@ class FieldType:
 
 
 UNKNOWN = FieldType(None, True)
+ONLY_NONE = FieldType("none", True)  # a column that holds None and nothing else
+
+NUMERIC_GROUPS = ({"int", "float"}, {"int", "decimal"})  # float and Decimal do not mix
+ORDERED_GROUPS = ({"int", "float", "decimal"}, {"str"}, {"date"}, {"datetime"})
+CONST_FAMILIES = {"int": "int", "bool": "int", "float": "float", "Decimal": "decimal", "str": "str",
+                  "date": "date", "datetime": "datetime"}
+SAFE_STR_METHODS = frozenset(
+    "lower upper strip lstrip rstrip startswith endswith replace title capitalize casefold "
+    "isdigit isalpha isalnum isspace isupper islower count find rfind zfill split rsplit splitlines "
+    "partition rpartition join".split())
 
 _PY_FAMILIES = ((bool, "int"), (int, "int"), (float, "float"), (decimal.Decimal, "decimal"), (str, "str"),
                 (datetime.datetime, "datetime"), (datetime.date, "date"))
@@ -53,6 +67,25 @@ def python_family(value) -> Optional[str]:
         if isinstance(value, cls):
             return family
     return None
+
+
+def attribute_types(root, changes) -> dict[str, FieldType]:
+    """Attribute -> FieldType for a flow. `changes`: per operator, the attributes it may give
+    a value (creates or modifies) and the families it is known to give them (a dict). A
+    source field nobody changes keeps its source's type; a field one operator creates with a
+    known family has it; anything else is UNKNOWN."""
+    types: dict[str, FieldType] = {}
+    for node in root.walk():
+        if isinstance(node, Source):
+            types.update(source_field_types(node))
+    givers: dict[str, list] = {}
+    for changed, families in changes:
+        for a in changed:
+            givers.setdefault(a, []).append(families.get(a))
+    for a, given in givers.items():
+        known = len(given) == 1 and given[0] is not None and a not in types
+        types[a] = FieldType(given[0], False) if known else UNKNOWN
+    return types
 
 
 def source_field_types(source: Source) -> dict[str, FieldType]:
@@ -77,6 +110,9 @@ def _rows_types(rows, columns) -> dict[str, FieldType]:
     out = {}
     for c in columns:
         values = [r.get(c) for r in rows]
+        if all(v is None for v in values):
+            out[c] = ONLY_NONE
+            continue
         families = {python_family(v) for v in values if v is not None}
         if families == {"int", "float"}:
             families = {"float"}  # ints and floats mix in arithmetic and comparisons alike
@@ -128,3 +164,46 @@ def _arrow_family(t) -> Optional[str]:
     if pt.is_string(t) or pt.is_large_string(t) or str(t) == "string_view":
         return "str"
     return None
+
+
+def cannot_raise(site, types: dict[str, FieldType]) -> bool:
+    """True when no value the fields can hold makes the operation raise."""
+    # a field proven not None where the operation runs, but only ever None: it never gets there
+    fields = [f for f in site.fields if not (f in site.nonnull and types.get(f) == ONLY_NONE)]
+    if not site.fields:
+        return False  # a None return, or nothing known about the operands
+    field_types = [_narrowed(types.get(f), f in site.nonnull) for f in fields]
+    if any(t is None or not t.known for t in field_types):
+        return False
+    families = {t.family for t in field_types}
+    for c in site.consts:
+        if c not in CONST_FAMILIES:
+            return False
+        families.add(CONST_FAMILIES[c])
+    return _safe(site, families)
+
+
+def _narrowed(t: Optional[FieldType], nonnull: bool) -> Optional[FieldType]:
+    return FieldType(t.family, False) if t is not None and nonnull else t
+
+
+def _safe(site, families: set) -> bool:
+    op, name = site.op, site.name
+    if op == "arith":
+        return any(families <= g for g in NUMERIC_GROUPS)
+    if op == "order":
+        return any(families <= g for g in ORDERED_GROUPS)
+    if op == "attribute":
+        return (name in ("year", "month", "day") and families <= {"date", "datetime"}) \
+            or (name in ("hour", "minute", "second") and families == {"datetime"})
+    if op == "method":
+        return name in SAFE_STR_METHODS and families == {"str"}
+    if op == "slice":
+        return "str" in families and families <= {"str", "int"}
+    if op == "call":
+        if name in ("abs", "min", "max", "sum", "float"):
+            return any(families <= g for g in NUMERIC_GROUPS)
+        if name in ("int", "round"):  # int(nan), round(inf) raise
+            return families <= {"int", "decimal"}
+        return name == "len" and families == {"str"}
+    return False  # division by a value that may be 0, indexing, membership, a None return

@@ -32,7 +32,8 @@ from udflow.analysis.interpreter import (
     unit_of,
 )
 from udflow.analysis.properties import BINARY_KINDS, Evidence, RaiseSite, UdfProperties
-from udflow.analysis.values import NO_BASE, ORDER, WHOLE, FieldOf, GroupRef, RecObj, RecRef, Val, val
+from udflow.analysis.values import NO_BASE, ORDER, WHOLE, Const, FieldOf, GroupRef, Other, RecObj, RecRef, Val, val
+from udflow.field_types import python_family
 from udflow.plan import function_location
 
 GROUP_KINDS = ("reduce", "cogroup")
@@ -246,6 +247,8 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
     reads: dict = dict(an.reads)
     inputs = frozenset().union(*sides)
     writes: dict = {}
+    changed: set = set()  # fields given a value other than their input's (not only removed)
+    families: dict = {}  # changed field -> the type families its values may have (None: unknown)
     group_copied: set = set()
     output: Optional[set] = set()
     copy = True
@@ -285,6 +288,8 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
                 reads.setdefault(d, (obj.write_lines.get(name, line), f"flows into output field {name}", index))
             wline = obj.write_lines.get(name, line)
             writes.setdefault(name, (wline, "new field" if name not in inputs else "modified"))
+            changed.add(name)
+            families.setdefault(name, set()).add(_family(value))
         for name in rec.maybe_missing:
             writes.setdefault(name, (obj.write_lines.get(name, line), "removed on some path"))
         for name in rec.removed:
@@ -374,6 +379,8 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
         location=location,
         group_copied=frozenset(group_copied),
         state_reads=frozenset(an.state_reads),
+        changed=frozenset(changed) if kind != "filter" else frozenset(),
+        output_types=tuple(sorted((n, f.pop()) for n, f in families.items() if len(f) == 1 and None not in f)),
         raises=tuple(sorted(an.raises.values(), key=lambda s: (s.line, s.op, s.name))),
     )
 
@@ -412,6 +419,19 @@ def _with_forwarding(props: UdfProperties, unit: Unit, target, bound, bound_kw) 
             return dataclasses.replace(props, forwards_sides=frozenset(sides),
                                        evidence=props.evidence + tuple(found))
     return props
+
+
+def _family(value: Val):
+    """The type family of a value known never to be None (see `Other.family`), else None."""
+    families = set()
+    for a in value.atoms:
+        if isinstance(a, Other) and a.family is not None:
+            families.add(a.family)
+        elif isinstance(a, Const) and a.value is not None:
+            families.add(python_family(a.value))
+        else:
+            return None
+    return families.pop() if len(families) == 1 else None
 
 
 def _side_of(name, sides):

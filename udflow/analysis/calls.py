@@ -96,7 +96,7 @@ def call_atom(frame: Frame, e, atom, args, kwargs, what: str) -> Val:
     if special is not None:
         values = _plain(frame, e, args, kwargs, what)
         if obj not in SPECIAL_NEVER_RAISE:
-            frame.an.may_raise("call", values, e, frame.deps, getattr(obj, "__name__", what))
+            frame.an.may_raise("call", values, e, frame, getattr(obj, "__name__", what))
         return special(frame, e, values, kwargs)
     if known.is_pure_callable(obj):
         return pure_call(frame, e, [v for _, v in args] + list(_kw_values(kwargs)), what)
@@ -138,8 +138,8 @@ def pure_call(frame: Frame, e, values, what: str) -> Val:
         deps |= frame.deps(v)
     frame.an.read(deps, e, f"passed to {what}", frame)
     if what not in NEVER_RAISE:
-        frame.an.may_raise("call", values, e, frame.deps, what)
-    return val(Other(), deps=deps)
+        frame.an.may_raise("call", values, e, frame, what)
+    return val(Other(family=CALL_FAMILIES.get(what)), deps=deps)
 
 
 def invoke(frame: Frame, e, unit: Unit, parent, args, kwargs) -> Val:
@@ -262,7 +262,7 @@ def value_method(frame: Frame, e, atom, name: str, values, kwargs) -> Val:
             frame.check_whole(v, e)
             deps |= frame.deps(v)
         an.read(deps - {ORDER} if name in ("count",) else deps, e, f"used in .{name}()", frame)
-        an.may_raise("method", [val(atom)] + list(values), e, frame.deps, name)
+        an.may_raise("method", [val(atom)] + list(values), e, frame, name)
         if isinstance(atom, Seq) and name in ("copy",):
             return val(atom)
         if isinstance(atom, Const) and all(v.const() for v in values) and not kwargs:
@@ -272,8 +272,25 @@ def value_method(frame: Frame, e, atom, name: str, values, kwargs) -> Val:
                     return val(Const(result))
             except Exception:
                 pass
-        return val(Other(), deps=deps)
+        return _method_result(atom, name, deps)
     raise an.impure(f"calls .{name}(), a method the analysis does not know", e)
+
+
+STR_TO_STR = frozenset("lower upper strip lstrip rstrip replace title capitalize casefold join format "
+                       "zfill center ljust rjust swapcase".split())
+CALL_FAMILIES = {"str": "str", "repr": "str", "len": "int", "bool": "int"}
+
+
+def _method_result(receiver, name: str, deps) -> Val:
+    """A str method of a str gives a str (`" ".join(...)`, `s.lower()`), `split` a list of them:
+    values the analysis knows are never None (see `Other.family`)."""
+    is_str = (isinstance(receiver, Const) and isinstance(receiver.value, str)) or \
+        (isinstance(receiver, Other) and receiver.family == "str")
+    if is_str and name in STR_TO_STR:
+        return val(Other(family="str"), deps=deps)
+    if is_str and name in ("split", "rsplit", "splitlines"):
+        return val(Seq(val(Other(family="str"), deps=deps)), deps=deps)
+    return val(Other(), deps=deps)
 
 
 def record_method(frame: Frame, e, ref: RecRef, name: str, values, kwargs) -> Val:

@@ -184,20 +184,33 @@ class Analysis:
     def impure(self, reason: str, node) -> "Impure":
         return Impure(reason, getattr(node, "lineno", 0), self.files[-1])
 
-    def may_raise(self, op: str, values, node, heap_deps, name: str = "") -> None:
-        """Record an operation that may raise on some values of the fields behind `values`
-        (an operation on constants alone raises on every record or on none)."""
+    def may_raise(self, op: str, values, node, frame, name: str = "") -> None:
+        """Record an operation of the function itself that may raise on some value of a field
+        it reads (docs/analysis.md, "Errors"): one of its operands is a field's value as read
+        (`r["x"] + 1`, `r["d"].year`, `x < START` with `x = r["x"]`), or it divides by a value
+        computed from fields. Operations inside helpers, or on values the function derives
+        otherwise, are assumed not to fail on the records the function is given (an assumption
+        `udflow verify --sample` tests); an operation on constants alone raises on every record
+        or on none."""
+        if op != "none" and not frame.is_udf:
+            return
+        atoms = list(_field_atoms(values))  # a field's value, or values of a group's field
+        raw = bool(atoms)
+        divisor_deps = op == "divide" and bool(frame.deps(values[-1]) - {ORDER, WHOLE})
+        if op != "none" and not raw and not divisor_deps:
+            return
         deps = set()
         consts = set()
         for v in values:
-            deps |= heap_deps(v)
-            consts |= {type(a.value).__name__ for a in v.atoms if isinstance(a, Const)}
+            deps |= frame.deps(v)
+            for a in v.atoms:
+                inner = a.elem.atoms if isinstance(a, Seq) else (a,)
+                consts |= {type(x.value).__name__ for x in inner if isinstance(x, Const)}
         fields = frozenset(d[1] for d in deps if d not in (ORDER, WHOLE))
-        if not fields and op != "none":
-            return
         line = getattr(node, "lineno", 0)
         key = (op, line, name)
-        guarded = fields & self.nonnull
+        truthy = {a.name for a in atoms if a.truthy} - {a.name for a in atoms if not a.truthy}
+        guarded = fields & (self.nonnull | truthy)
         old = self.raises.get(key)
         if old is not None:
             fields, consts, guarded = fields | old.fields, consts | old.consts, guarded & old.nonnull
@@ -541,7 +554,7 @@ class Frame:
             raise an.impure("returns something that is not a dict (or None)", node)
         an.return_shapes.append((may_none, bool(records), node.lineno))
         if may_none and an.kind in RECORD_KINDS:
-            an.may_raise("none", (Val(frozenset(), frozenset(v.deps | self.pc)),), node, self.deps)
+            an.may_raise("none", (Val(frozenset(), frozenset(v.deps | self.pc)),), node, self)
         if records:
             self.emit(Val(frozenset(records), v.deps), node)
         if may_none or self.pc:
@@ -630,7 +643,7 @@ class Frame:
             return val(Const("".join(str(p.const().value) for p in parts)))
         deps = frozenset().union(*(self.deps(p) for p in parts))
         self.an.read(deps, e, "formatted into a string", self)
-        return val(Other(), deps=deps)
+        return val(Other(family="str"), deps=deps)
 
     def ev_FormattedValue(self, e) -> Val:
         v = self.ev(e.value)
@@ -649,7 +662,7 @@ class Frame:
             deps |= self.deps(v)
         self.an.read(deps, node, "used in a computation", self)
         if op is not None:
-            self.an.may_raise(op, values, node, self.deps)
+            self.an.may_raise(op, values, node, self)
         return val(Other(), deps=deps)
 
     def ev_BinOp(self, e) -> Val:
@@ -685,6 +698,8 @@ class Frame:
                 self.an.nonnull |= self.nonnull_fields(x, isinstance(e.op, ast.And))
         finally:
             self.an.nonnull = saved
+        if isinstance(e.op, ast.Or):  # `r["x"] or 0` is r["x"] only where it is truthy
+            values = [_truthy(v) for v in values[:-1]] + values[-1:]
         deps = set()
         for v in values[:-1]:  # all but the last decide which operand is the result
             deps |= self.deps(Val(frozenset(a for a in v.atoms if not isinstance(a, RecRef)), v.deps))
@@ -764,9 +779,9 @@ class Frame:
                 self.check_whole(v, e)
                 deps |= self.deps(v)
             if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
-                self.an.may_raise("order", (a, b), e, self.deps)  # None < 1, "a" < 1: TypeError
+                self.an.may_raise("order", (a, b), e, self)  # None < 1, "a" < 1: TypeError
             elif isinstance(op, (ast.In, ast.NotIn)) and not _literal_collection(b):
-                self.an.may_raise("contains", (a, b), e, self.deps)  # 1 in "a", x in None: TypeError
+                self.an.may_raise("contains", (a, b), e, self)  # 1 in "a", x in None: TypeError
         self.an.read(deps, e, "compared", self)
         return val(Other(), deps=deps)
 
@@ -795,7 +810,7 @@ class Frame:
                         continue
                 except AttributeError:
                     pass
-            self.an.may_raise("attribute", (val(a),), e, self.deps, e.attr)
+            self.an.may_raise("attribute", (val(a),), e, self, e.attr)
             out = out.join(val(Other(shared=not isinstance(a, Const)), deps=self.deps(val(a))))
         return out.plus(base.deps)
 
@@ -993,7 +1008,7 @@ class Frame:
                 if isinstance(key_node, ast.Slice):
                     out = out.join(val(a, deps=self.deps(key)))
                 else:
-                    self.an.may_raise("index", (val(a), key), node, self.deps)
+                    self.an.may_raise("index", (val(a), key), node, self)
                     elem = a.elem.plus(self.deps(key) | ({ORDER} if a.ordered else set()))
                     out = out.join(_as_other_row(elem) if a.ordered else elem)
             elif isinstance(a, Tup) and c is not None and isinstance(c.value, int) and -len(a.items) <= c.value < len(a.items):
@@ -1011,7 +1026,7 @@ class Frame:
             else:
                 self.an.read(self.deps(key), node, "used as an index", self)
                 error = "slice" if isinstance(key_node, ast.Slice) else "index"
-                self.an.may_raise(error, (val(a), key), node, self.deps)
+                self.an.may_raise(error, (val(a), key), node, self)
                 out = out.join(val(Other(shared=not isinstance(a, Const) and getattr(a, "shared", True)),
                                    deps=self.deps(val(a)) | self.deps(key)))
         return out.plus(base.deps)
@@ -1169,6 +1184,21 @@ def _numeric_fold(old: Val) -> bool:
         and all(isinstance(a.value, numbers) or a.value is None for a in consts)
         and all(isinstance(a, (Const, Other)) for a in old.atoms)
     )
+
+
+def _truthy(v: Val) -> Val:
+    atoms = frozenset(FieldOf(a.side, a.name, a.pos, True) if isinstance(a, FieldOf) else a for a in v.atoms)
+    return Val(atoms, v.deps)
+
+
+def _field_atoms(values):
+    """The FieldOf atoms of `values`, and of the elements of sequences among them."""
+    for v in values:
+        for a in v.atoms:
+            if isinstance(a, FieldOf):
+                yield a
+            elif isinstance(a, Seq):
+                yield from (x for x in a.elem.atoms if isinstance(x, FieldOf))
 
 
 def _literal_collection(v: Val) -> bool:

@@ -118,6 +118,16 @@ class UdfProperties:
     # Operations that may raise on some values of the record (see `RaiseSite`): the function
     # is not moved below an operator that may drop the records it raises on (`raise_guard`).
     raises: tuple = ()
+    # The fields of `writes` the function gives a new value (not only removes or projects
+    # away); None: not known apart, every write may change a value (annotations, opaque).
+    changed: Optional[frozenset] = None
+    # (field, family) for the fields in `changed` whose every value is never None and of one
+    # type family (`udflow.field_types`): `" ".join(...)` gives "str".
+    output_types: tuple = ()
+
+    def values_changed(self) -> frozenset:
+        """The fields whose values (hence types) may differ in an output record."""
+        return self.writes if self.changed is None else self.changed
 
     def read_projection(self) -> Optional[Fields]:
         """The fields a record-at-a-time function must be shown, when every record it emits

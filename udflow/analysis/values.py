@@ -16,7 +16,8 @@ of the records within a group".
     PyObj(o)      a resolved Python object: module, function, class, builtin
     LocalFn(n)    a lambda or def written inside the analysed function
     Other(shared) any other value; `shared` when it may alias an object the
-                  function does not own (input data, module globals)
+                  function does not own (input data, module globals); `family`
+                  when it is known never None and of one type family ("str"...)
 
 Dicts live in a heap indexed by allocation site, so loops reach a fixpoint.
 """
@@ -41,6 +42,7 @@ class FieldOf:
     side: int
     name: str
     pos: str = "each"  # for group rows: "each" (the current row), "first", "other"
+    truthy: bool = False  # only where the value is truthy, hence not None (`r["x"] or 0`)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class LocalFn:
 @dataclass(frozen=True)
 class Other:
     shared: bool = False
+    family: Optional[str] = None  # a value never None of this type family (udflow.field_types)
 
 
 @dataclass(frozen=True)

@@ -212,14 +212,25 @@ def _kgp(f: _Op, key: tuple) -> list[str]:
 
 
 def _origins(root: Node, manual: bool) -> dict[str, set]:
+    """Where each attribute enters the plan; an impure operator with unknown outputs may
+    create any attribute, so it is where every attribute that enters nowhere else may enter."""
     out: dict[str, set] = {}
+    mentioned: set = set()
+    unknown_outputs: set = set()
     for n in root.walk():
         if isinstance(n, Source):
             for a in n.fields:
                 out.setdefault(a, set()).add(n.label)
-        else:
-            for a in _op(n, manual).new:
-                out.setdefault(a, set()).add(n.label)
+            continue
+        o = _op(n, manual)
+        for a in o.new:
+            out.setdefault(a, set()).add(n.label)
+        mentioned |= o.reads | o.writes
+        if o.outputs is None and not o.pure:
+            unknown_outputs.add(n.label)
+    for a in mentioned - set(out):
+        if unknown_outputs:
+            out[a] = set(unknown_outputs)
     return out
 
 
@@ -289,6 +300,7 @@ def check(certificate, flow, *, manual: Optional[bool] = None) -> CheckResult:
     # 3. the rule's conditions
     u, l = ops[upper], ops[lower]
     problems += _conditions(certificate, u, l, before, after, origins, everything, nodes, manual)
+    problems += _guards(u, l, before, after, root, nodes, manual)
     problems += _smt(certificate)
     return CheckResult(not problems, tuple(dict.fromkeys(problems)))
 
@@ -647,4 +659,58 @@ def _invariant(cert, shape: _ReduceShape, nodes, manual) -> list[str]:
     if len(cert.smt) != wanted:
         out.append(f"invariant grouping needs {wanted} Z3 queries here (key of R, "
                    f"{'foreign key, ' if with_fk else ''}key determines), the certificate has {len(cert.smt)}")
+    return out
+
+
+# -- the guards every exchange must also meet (udflow/rules/guards.py, written again) ----------
+
+
+def _guards(u: _Op, l: _Op, before: _Tree, after: _Tree, root: Node, nodes: dict, manual: bool) -> list[str]:
+    """Same output fields before and after; no reader of mutable module state crosses an impure
+    operator; no function that may raise loses a record-dropping operator that, in the flow as
+    written, ran before it."""
+    from udflow.flow import output_fields
+
+    out = []
+    if not (u.copy and l.copy):
+        fields = [output_fields(_rebuild(t, nodes)) for t in (before, after)]
+        if None not in fields and fields[0] != fields[1]:
+            out.append(f"the move changes the output fields: {sorted(fields[0] ^ fields[1])}")
+    props = {x.label: _props(nodes[x.label], manual) for x in (u, l)}
+    for x in (u, l):
+        for y in _crossed(x.label, "", before, after) | ({l.label} if x is u else set()):
+            if isinstance(nodes[y], Source):
+                continue
+            other = _props(nodes[y], manual)
+            if props[x.label].state_reads and not other.pure:
+                out.append(f"{x.label} reads module state that {y}, impure, may change")
+            if other.state_reads and not props[x.label].pure:
+                out.append(f"{y} reads module state that {x.label}, impure, may change")
+    out += _raise_guard(u, l, before, after, root, nodes, props, manual)
+    return out
+
+
+def _raise_guard(u, l, before, after, root, nodes, props, manual) -> list[str]:
+    from udflow.field_types import attribute_types, cannot_raise
+
+    raising = [x for x in (u, l) if props[x.label].raises]
+    if not raising:
+        return []
+    changes = []
+    for n in root.walk():
+        if not isinstance(n, Source):
+            p = _props(n, manual)
+            changed = set(p.values_changed() if p.pure else p.writes) | _op(n, manual).new
+            changes.append((changed, dict(p.output_types) if p.pure else {}))
+    types = attribute_types(root, changes)
+    as_written = {n.label: {m.label for m in n.walk()} - {n.label} for n in root.walk()}
+    out = []
+    for x in raising:
+        if all(cannot_raise(site, types) for site in props[x.label].raises):
+            continue
+        lost = (_find(before, x.label).labels() - _find(after, x.label).labels()) & as_written[x.label]
+        for g in sorted(lost):
+            o = None if isinstance(nodes[g], Source) else _op(nodes[g], manual)
+            if o is not None and (o.kind != "map" or o.emits[0] < 1):
+                out.append(f"{x.label} may raise and moves below {g}, which ran before it and may drop records")
     return out

@@ -38,19 +38,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from udflow.analysis.properties import RaiseSite
-from udflow.field_types import FieldType
+from udflow.field_types import cannot_raise
 from udflow.plan import Node, Source
 from udflow.rules.certificate import Reason
-
-NUMERIC_GROUPS = ({"int", "float"}, {"int", "decimal"})  # float and Decimal do not mix
-ORDERED_GROUPS = ({"int", "float", "decimal"}, {"str"}, {"date"}, {"datetime"})
-CONST_FAMILIES = {"int": "int", "bool": "int", "float": "float", "Decimal": "decimal", "str": "str",
-                  "date": "date", "datetime": "datetime"}
-SAFE_STR_METHODS = frozenset(
-    "lower upper strip lstrip rstrip startswith endswith replace title capitalize casefold "
-    "isdigit isalpha isalnum isspace isupper islower count find rfind zfill".split())
-
 
 def guard_reasons(book, rule: str, move, after: Node) -> list[Reason]:
     """Why the move breaks one of the guards (empty when it breaks none)."""
@@ -111,48 +101,9 @@ def may_drop(facts) -> bool:
     """Whether an operator may emit fewer records than it receives (or none from an input)."""
     if facts is None:
         return False
-    if facts.record_at_a_time and facts.arity == 1:
+    if facts.kind == "map":
         return facts.emits[0] < 1
     return True  # joins drop unmatched records, a Cross an empty side's partners, a Reduce groups
-
-
-def cannot_raise(site: RaiseSite, types: dict[str, FieldType]) -> bool:
-    """True when no value the fields can hold makes the operation raise."""
-    field_types = [_narrowed(types.get(f), f in site.nonnull) for f in site.fields]
-    if not field_types or any(t is None or not t.known for t in field_types):
-        return False
-    families = {t.family for t in field_types}
-    for c in site.consts:
-        if c not in CONST_FAMILIES:
-            return False
-        families.add(CONST_FAMILIES[c])
-    return _safe(site, families)
-
-
-def _narrowed(t: Optional[FieldType], nonnull: bool) -> Optional[FieldType]:
-    return FieldType(t.family, False) if t is not None and nonnull else t
-
-
-def _safe(site: RaiseSite, families: set) -> bool:
-    op, name = site.op, site.name
-    if op == "arith":
-        return any(families <= g for g in NUMERIC_GROUPS)
-    if op == "order":
-        return any(families <= g for g in ORDERED_GROUPS)
-    if op == "attribute":
-        return (name in ("year", "month", "day") and families <= {"date", "datetime"}) \
-            or (name in ("hour", "minute", "second") and families == {"datetime"})
-    if op == "method":
-        return name in SAFE_STR_METHODS and families == {"str"}
-    if op == "slice":
-        return "str" in families and families <= {"str", "int"}
-    if op == "call":
-        if name in ("abs", "min", "max", "sum", "float"):
-            return any(families <= g for g in NUMERIC_GROUPS)
-        if name in ("int", "round"):  # int(nan), round(inf) raise
-            return families <= {"int", "decimal"}
-        return name == "len" and families == {"str"}
-    return False  # division by a value that may be 0, indexing, membership, a None return
 
 
 def _find(tree: Node, label: str) -> Optional[Node]:

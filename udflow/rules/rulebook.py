@@ -24,7 +24,7 @@ import functools
 import threading
 from typing import Iterable, Optional, Sequence
 
-from udflow.field_types import UNKNOWN, FieldType, source_field_types
+from udflow.field_types import FieldType, attribute_types
 from udflow.plan import Node, Source, draw
 from udflow.rules.base import SHAPES, Decision, Move, Rule, binary_binary, binary_unary, rebuild as base_rebuild, unary_binary, unary_unary
 from udflow.rules.certificate import Certificate, Exchange, Reason, Verdict
@@ -370,14 +370,7 @@ class RuleBook:
     def field_types(self) -> dict[str, FieldType]:
         """Attribute -> FieldType: the source's type where no operator of the flow writes it."""
         if self._field_types is None:
-            written = set()
-            for o in self.facts.ops.values():
-                written |= o.writes | o.new_fields
-            types: dict[str, FieldType] = {}
-            for n in self.root.walk():
-                if isinstance(n, Source):
-                    types.update(source_field_types(n))
-            self._field_types = {a: UNKNOWN if a in written else t for a, t in types.items()}
+            self._field_types = attribute_types(self.root, [_values_changed(o) for o in self.facts.ops.values()])
         return self._field_types
 
     def below_as_written(self, label: str) -> frozenset[str]:
@@ -477,6 +470,14 @@ class RuleBook:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _values_changed(o: OpFacts) -> tuple[frozenset, dict]:
+    """The attributes an operator may give a value (removing a field or projecting it away
+    leaves the values where it is present as they were), and their known type families."""
+    if o.props is None or not o.pure:
+        return o.writes | o.new_fields, {}
+    return frozenset(o.props.values_changed()) | o.new_fields, dict(o.props.output_types)
 
 
 def exchanges_of(book: RuleBook, nodes: Iterable[Node]) -> list[Exchange]:

@@ -1,0 +1,313 @@
+"""The expression IR: what a user function computes, as data.
+
+The analysis builds these terms while it interprets a function (a *model*,
+`udflow.analysis.model`); the Spark backend lowers them to Column expressions
+(`udflow.spark_backend.native`); `evaluate` runs them in Python. Every node's
+meaning is **Python's**: `evaluate` performs exactly the Python operation the
+user wrote, so a term raises where the function raises and returns what it
+returns. A lowering is correct iff it agrees with `evaluate` on every input,
+values or errors (tests/test_native_differential.py checks it with hypothesis).
+
+    Field("l_discount")                         r["l_discount"]
+    Arith("*", Field("l_extendedprice"),
+          Arith("-", Lit(1), Field("l_discount")))   r["l_extendedprice"] * (1 - r["l_discount"])
+    Cmp("<=", Lit(date(1995, 1, 1)), Field("l_shipdate"))
+    IfElse(Truth(Field("c")), Lit(1), Lit(0))   1 if r["c"] else 0
+
+Truthiness is explicit: a condition is `Truth(x)` (Python's `bool(x)`: None,
+0, 0.0, "", Decimal(0) are false, NaN is true), `not x` is `Not(x)`, and
+`and`/`or` return one of their operands, as in Python (`BoolOp`).
+
+Each class states its None semantics; "raises" means the Python operation
+raises (TypeError for None in arithmetic or an ordering comparison).
+
+Terms are frozen dataclasses: printable (`str(term)` is Python source),
+hashable, walkable (`children`, `walk`), rebuilt never mutated.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import operator
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+LITERAL_TYPES = (bool, int, float, str, type(None), datetime.date, datetime.datetime, decimal.Decimal)
+
+ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+         "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
+COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+           ">": operator.gt, ">=": operator.ge}
+
+# Functions and methods with a pinned-down meaning: name -> the Python callable `evaluate` runs.
+# A call is modelled only if its name is here (anything else: no model).
+FUNCTIONS = {
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "len": len,
+    "round": round,
+    "int": int,
+    "float": float,
+    "str.lower": str.lower,
+    "str.upper": str.upper,
+    "str.strip": str.strip,
+    "str.startswith": str.startswith,
+    "str.endswith": str.endswith,
+    "date.year": lambda d: d.year,
+    "date.month": lambda d: d.month,
+    "date.day": lambda d: d.day,
+}
+
+
+class Expr:
+    """A term. Subclasses are frozen dataclasses whose Expr-valued fields are its children."""
+
+    def children(self) -> tuple["Expr", ...]:
+        out = []
+        for value in self.__dict__.values():
+            if isinstance(value, Expr):
+                out.append(value)
+            elif isinstance(value, tuple):
+                out += [v for v in value if isinstance(v, Expr)]
+        return tuple(out)
+
+    def walk(self) -> Iterator["Expr"]:
+        yield self
+        for c in self.children():
+            yield from c.walk()
+
+    def fields(self) -> frozenset[str]:
+        """The record fields the term reads."""
+        return frozenset(e.name for e in self.walk() if isinstance(e, Field))
+
+
+@dataclass(frozen=True)
+class Field(Expr):
+    """`r[name]`: the field's value, None included (its presence is checked by the analysis)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"r[{self.name!r}]"
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A constant of LITERAL_TYPES (a closure's immutable value folded in)."""
+
+    value: Any
+
+    def __post_init__(self):
+        if not isinstance(self.value, LITERAL_TYPES):
+            raise TypeError(f"not a literal: {self.value!r}")
+
+    def __str__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class Arith(Expr):
+    """`left op right`, op in ARITH. None on either side raises TypeError; `/`, `//`, `%` by
+    zero raise ZeroDivisionError; ints never overflow; float and Decimal do not mix."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    """`-operand`. None raises TypeError."""
+
+    operand: Expr
+
+    def __str__(self) -> str:
+        return f"(-{self.operand})"
+
+
+@dataclass(frozen=True)
+class Cmp(Expr):
+    """`left op right`, op in COMPARE. `==`/`!=` never raise (None == None is True, 1 == "1"
+    is False); the orderings raise TypeError on None or on values of unordered types."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Truth(Expr):
+    """`bool(operand)`: Python truthiness. Never raises for the literal types."""
+
+    operand: Expr
+
+    def __str__(self) -> str:
+        return f"bool({self.operand})"
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    """`not operand`: a bool. Never raises for the literal types."""
+
+    operand: Expr
+
+    def __str__(self) -> str:
+        return f"(not {self.operand})"
+
+
+@dataclass(frozen=True)
+class BoolOp(Expr):
+    """`a and b` / `a or b`: Python's short circuit, returning an operand (not a bool)."""
+
+    op: str  # "and" | "or"
+    values: tuple
+
+    def __str__(self) -> str:
+        return "(" + f" {self.op} ".join(str(v) for v in self.values) + ")"
+
+
+@dataclass(frozen=True)
+class IfElse(Expr):
+    """`body if test else orelse`; only the chosen branch is evaluated (and may raise)."""
+
+    test: Expr
+    body: Expr
+    orelse: Expr
+
+    def __str__(self) -> str:
+        return f"({self.body} if {self.test} else {self.orelse})"
+
+
+@dataclass(frozen=True)
+class IsNone(Expr):
+    """`operand is None` (`is not None` when negated). Never raises."""
+
+    operand: Expr
+    negated: bool = False
+
+    def __str__(self) -> str:
+        return f"({self.operand} is {'not ' if self.negated else ''}None)"
+
+
+@dataclass(frozen=True)
+class InValues(Expr):
+    """`operand in (v1, v2, ...)` over literals: == against each, so it never raises."""
+
+    operand: Expr
+    values: tuple
+    negated: bool = False
+
+    def __str__(self) -> str:
+        return f"({self.operand} {'not in' if self.negated else 'in'} {self.values!r})"
+
+
+@dataclass(frozen=True)
+class Contains(Expr):
+    """`needle in haystack` on strings. None on either side, or a non-str, raises TypeError."""
+
+    needle: Expr
+    haystack: Expr
+
+    def __str__(self) -> str:
+        return f"({self.needle} in {self.haystack})"
+
+
+@dataclass(frozen=True)
+class Slice(Expr):
+    """`operand[start:stop]` of a str with literal int bounds (None: open); negative bounds
+    count from the end, as in Python. None raises TypeError."""
+
+    operand: Expr
+    start: Any = None
+    stop: Any = None
+
+    def __str__(self) -> str:
+        start = "" if self.start is None else self.start
+        stop = "" if self.stop is None else self.stop
+        return f"{self.operand}[{start}:{stop}]"
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A whitelisted function or method (FUNCTIONS), e.g. `Call("str.lower", (x,))` for
+    `x.lower()`, `Call("date.year", (d,))` for `d.year`. Raises where Python raises."""
+
+    name: str
+    args: tuple
+
+    def __post_init__(self):
+        if self.name not in FUNCTIONS:
+            raise ValueError(f"no pinned-down meaning for {self.name}")
+
+    def __str__(self) -> str:
+        if "." in self.name:
+            receiver, *rest = self.args
+            method = self.name.split(".", 1)[1]
+            if self.name.startswith("date."):
+                return f"{receiver}.{method}"
+            return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"
+        return f"{self.name}({', '.join(str(a) for a in self.args)})"
+
+
+def evaluate(term: Expr, record: Mapping[str, Any]) -> Any:
+    """The term's value on `record`, computed by exactly the Python operations it stands for."""
+    ev = _EVALUATORS[type(term)]
+    return ev(term, record)
+
+
+def _bool_op(t: BoolOp, r):
+    result = None
+    for v in t.values:
+        result = evaluate(v, r)
+        if bool(result) == (t.op == "or"):
+            return result
+    return result
+
+
+def _in_values(t: InValues, r):
+    found = evaluate(t.operand, r) in t.values
+    return not found if t.negated else found
+
+
+def _is_none(t: IsNone, r):
+    is_none = evaluate(t.operand, r) is None
+    return not is_none if t.negated else is_none
+
+
+def _slice(t: Slice, r):
+    value = evaluate(t.operand, r)
+    if not isinstance(value, str):
+        raise TypeError(f"slicing {type(value).__name__}: only str is modelled")
+    return value[t.start:t.stop]
+
+
+_EVALUATORS = {
+    Field: lambda t, r: r[t.name],
+    Lit: lambda t, r: t.value,
+    Arith: lambda t, r: ARITH[t.op](evaluate(t.left, r), evaluate(t.right, r)),
+    Neg: lambda t, r: -evaluate(t.operand, r),
+    Cmp: lambda t, r: COMPARE[t.op](evaluate(t.left, r), evaluate(t.right, r)),
+    Truth: lambda t, r: bool(evaluate(t.operand, r)),
+    Not: lambda t, r: not evaluate(t.operand, r),
+    BoolOp: _bool_op,
+    IfElse: lambda t, r: evaluate(t.body, r) if evaluate(t.test, r) else evaluate(t.orelse, r),
+    IsNone: _is_none,
+    InValues: _in_values,
+    Contains: lambda t, r: evaluate(t.needle, r) in _str(evaluate(t.haystack, r)),
+    Slice: _slice,
+    Call: lambda t, r: FUNCTIONS[t.name](*(evaluate(a, r) for a in t.args)),
+}
+
+
+def _str(value):
+    if not isinstance(value, str):
+        raise TypeError(f"'in <{type(value).__name__}>' requires a str here")
+    return value
