@@ -672,14 +672,15 @@ def _guards(u: _Op, l: _Op, before: _Tree, after: _Tree, root: Node, nodes: dict
     from udflow.flow import output_fields
 
     out = []
-    if not (u.copy and l.copy):
+    known = before.labels() | after.labels() <= set(nodes)  # a rule may make copies (a union's filter')
+    if not (u.copy and l.copy) and known:
         fields = [output_fields(_rebuild(t, nodes)) for t in (before, after)]
         if None not in fields and fields[0] != fields[1]:
             out.append(f"the move changes the output fields: {sorted(fields[0] ^ fields[1])}")
     props = {x.label: _props(nodes[x.label], manual) for x in (u, l)}
     for x in (u, l):
         for y in _crossed(x.label, "", before, after) | ({l.label} if x is u else set()):
-            if isinstance(nodes[y], Source):
+            if y not in nodes or isinstance(nodes[y], Source):
                 continue
             other = _props(nodes[y], manual)
             if props[x.label].state_reads and not other.pure:
@@ -708,7 +709,10 @@ def _raise_guard(u, l, before, after, root, nodes, props, manual) -> list[str]:
     for x in raising:
         if all(cannot_raise(site, types) for site in props[x.label].raises):
             continue
-        lost = (_find(before, x.label).labels() - _find(after, x.label).labels()) & as_written[x.label]
+        found_after = _find(after, x.label)
+        if found_after is None:
+            continue
+        lost = (_find(before, x.label).labels() - found_after.labels()) & as_written[x.label]
         for g in sorted(lost):
             o = None if isinstance(nodes[g], Source) else _op(nodes[g], manual)
             if o is not None and (o.kind != "map" or o.emits[0] < 1):
