@@ -166,12 +166,15 @@ def _arrow_family(t) -> Optional[str]:
     return None
 
 
-def cannot_raise(site, types: dict[str, FieldType]) -> bool:
-    """True when no value the fields can hold makes the operation raise."""
+def cannot_raise(site, types: dict[str, FieldType], removed_below: frozenset = frozenset()) -> bool:
+    """True when no value the fields can hold makes the operation raise. `removed_below`: the
+    fields some operator below the function (where the plan puts it) may remove."""
     # a field proven not None where the operation runs, but only ever None: it never gets there
     fields = [f for f in site.fields if not (f in site.nonnull and types.get(f) == ONLY_NONE)]
     if not site.fields:
         return False  # a None return, or nothing known about the operands
+    if site.op == "key":  # r["f"], del r["f"], r.pop("f"): KeyError where f is absent
+        return not site.fields & removed_below
     field_types = [_narrowed(types.get(f), f in site.nonnull) for f in fields]
     if any(t is None or not t.known for t in field_types):
         return False

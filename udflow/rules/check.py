@@ -707,10 +707,15 @@ def _raise_guard(u, l, before, after, root, nodes, props, manual) -> list[str]:
     as_written = {n.label: {m.label for m in n.walk()} - {n.label} for n in root.walk()}
     out = []
     for x in raising:
-        if all(cannot_raise(site, types) for site in props[x.label].raises):
-            continue
         found_after = _find(after, x.label)
         if found_after is None:
+            continue
+        removed_below = set()
+        for label in found_after.labels() - {x.label}:
+            if label in nodes and not isinstance(nodes[label], Source):
+                p = _props(nodes[label], manual)
+                removed_below |= set(p.writes) - set(p.values_changed()) if p.pure else set(p.writes)
+        if all(cannot_raise(site, types, frozenset(removed_below)) for site in props[x.label].raises):
             continue
         lost = (_find(before, x.label).labels() - found_after.labels()) & as_written[x.label]
         for g in sorted(lost):

@@ -317,3 +317,12 @@ def flow_facts(root: Node, provider: PropertiesProvider, memo: Optional[dict] = 
             origin[a] = set(wildcards)
     frozen_origin = {a: frozenset(o) for a, o in origin.items()}
     return FlowFacts(ops, sources, frozenset(attributes), frozen_origin)
+
+
+def removes(o: Optional[OpFacts]) -> frozenset:
+    """The attributes an operator may remove from a record (on some path, or by projection)."""
+    if o is None:
+        return frozenset()
+    if o.props is None or not o.pure:
+        return o.writes
+    return o.writes - frozenset(o.props.values_changed())

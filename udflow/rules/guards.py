@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import Optional
 
 from udflow.field_types import cannot_raise
+from udflow.rules.facts import removes
 from udflow.plan import Node, Source
 from udflow.rules.certificate import Reason
 
@@ -84,7 +85,9 @@ def raise_guard(book, rule: str, move, after: Node) -> list[Reason]:
         facts = book.op(label)
         if facts is None or facts.props is None or not facts.props.raises:
             continue
-        sites = [s for s in facts.props.raises if not cannot_raise(s, book.field_types)]
+        below = book.labels_in(_find(after, label)) - {label}
+        removed_below = frozenset().union(*(removes(book.op(b)) for b in below))
+        sites = [s for s in facts.props.raises if not cannot_raise(s, book.field_types, removed_below)]
         if not sites:
             continue
         lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))

@@ -123,7 +123,8 @@ class NativeLowering:
 
     # -- errors ---------------------------------------------------------------------------
 
-    def _raise(self, message: str, *operands: Typed) -> Column:
+    def error(self, message: str, *operands: Typed) -> Column:
+        """A Column that raises `message` (naming the user's function) with the operands shown."""
         shown = [F.to_json(F.array(*[o.column.cast("string") for o in operands]))] if operands else []
         text = F.concat(F.lit(f"udflow: {message} in {self.where}; operands "), *shown) if shown \
             else F.lit(f"udflow: {message} in {self.where}")
@@ -145,7 +146,7 @@ class NativeLowering:
         condition = nullable[0].column.isNull()
         for o in nullable[1:]:
             condition = condition | o.column.isNull()
-        return [(condition, self._raise(f"TypeError: None in {what}", *operands))]
+        return [(condition, self.error(f"TypeError: None in {what}", *operands))]
 
     # -- leaves ---------------------------------------------------------------------------
 
@@ -196,7 +197,7 @@ class NativeLowering:
         if t.op == "/":
             family = "decimal" if family == "decimal" else "float"
         if t.op in ("/", "//", "%"):
-            guards.append((right.column == 0, self._raise(f"ZeroDivisionError: {t.op} by zero", left, right)))
+            guards.append((right.column == 0, self.error(f"ZeroDivisionError: {t.op} by zero", left, right)))
         maker = _ARITH_MAKERS.get((t.op, family))
         if maker is None:
             raise NotNative(f"{t.op} on {family} values")
@@ -213,7 +214,7 @@ class NativeLowering:
             raise NotNative(f"- on {x.family}")
         guards = self._none_guard("unary -", x)
         if x.family == "int":
-            guards.append((x.column == F.lit(INT_MIN), self._raise("int overflow past 64 bits", x)))
+            guards.append((x.column == F.lit(INT_MIN), self.error("int overflow past 64 bits", x)))
         return Typed(self._guarded(guards, -x.column), x.family, False)
 
     # -- comparisons and truth ------------------------------------------------------------
@@ -339,7 +340,7 @@ class NativeLowering:
 def _int_op(name, fallback):
     def make(self, left, right):
         tried = getattr(F, name)(left.column, right.column)  # null on overflow
-        return fallback(left.column, right.column), [(tried.isNull(), self._raise("int overflow past 64 bits", left, right))]
+        return fallback(left.column, right.column), [(tried.isNull(), self.error("int overflow past 64 bits", left, right))]
     return make
 
 
@@ -352,7 +353,7 @@ def _float_op(fn):
 def _decimal_op(fn):
     def make(self, left, right):
         value = fn(_as_decimal(left), _as_decimal(right))
-        return value, [(_too_many_digits(value), self._raise(
+        return value, [(_too_many_digits(value), self.error(
             f"a Decimal result of more than {DECIMAL_DIGITS} digits (Python rounds it)", left, right))]
     return make
 
@@ -360,14 +361,14 @@ def _decimal_op(fn):
 def _int_true_div(self, left, right):
     big = (F.abs(left.column) > EXACT_DOUBLE) | (F.abs(right.column) > EXACT_DOUBLE)
     value = left.column.cast("double") / right.column.cast("double")
-    return value, [(big, self._raise("int / int beyond 2**53 has no exactly rounded native form", left, right))]
+    return value, [(big, self.error("int / int beyond 2**53 has no exactly rounded native form", left, right))]
 
 
 def _int_floordiv(self, left, right):
     exact = (left.column - F.pmod(left.column, right.column)).cast("decimal(38,0)") / \
         right.column.cast("decimal(38,0)")
     overflow = (left.column == F.lit(INT_MIN)) & (right.column == -1)
-    return exact.cast("long"), [(overflow, self._raise("int overflow past 64 bits", left, right))]
+    return exact.cast("long"), [(overflow, self.error("int overflow past 64 bits", left, right))]
 
 
 def _int_mod(self, left, right):
@@ -457,7 +458,7 @@ def _call_abs(self, args):
         raise NotNative(f"abs of {x.family}")
     guards = self._none_guard("abs()", x)
     if x.family == "int":
-        guards.append((x.column == F.lit(INT_MIN), self._raise("int overflow past 64 bits", x)))
+        guards.append((x.column == F.lit(INT_MIN), self.error("int overflow past 64 bits", x)))
     return Typed(self._guarded(guards, F.abs(x.column)), x.family, False)
 
 
@@ -492,7 +493,7 @@ def _date_part(fn):
         (x,) = args
         if x.family != "date":
             raise NotNative("a date attribute of a non-date")
-        guards = [(x.column.isNull(), self._raise("AttributeError: 'NoneType' object has no attribute", x))] \
+        guards = [(x.column.isNull(), self.error("AttributeError: 'NoneType' object has no attribute", x))] \
             if x.nullable else []
         return Typed(self._guarded(guards, fn(x.column).cast("long")), "int", False)
     return make
@@ -522,7 +523,7 @@ def _call_int(self, args):
     guards = self._none_guard("int()", x)
     if x.family == "decimal":
         out_of_range = (x.column > F.lit(INT_MAX)) | (x.column < F.lit(INT_MIN))
-        guards.append((out_of_range, self._raise("int overflow past 64 bits", x)))
+        guards.append((out_of_range, self.error("int overflow past 64 bits", x)))
     return Typed(self._guarded(guards, x.column.cast("long")), "int", False)
 
 

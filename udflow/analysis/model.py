@@ -1,0 +1,103 @@
+"""A function's model: what it computes, in expression IR terms (`udflow.expr`).
+
+The interpreter builds it in the same pass that finds the read and write sets
+(`UdfProperties.model`); the Spark backend runs an operator natively from it
+(`udflow.spark_backend.native_ops`), and `apply` runs it in Python, which is how
+the tests hold a model to the function it came from.
+
+A record-at-a-time function (Map, filter, Match/Cross over the pair) is a list
+of cases, tried in order as Python's branches are:
+
+    def volume(r):                               RecordModel
+        if r["nation"] == "FRANCE":                case r['nation'] == 'FRANCE':
+            return {**r, "v": r["p"] * 2}            {**r, 'v': (r['p'] * 2)}
+        return None                                case True: raises (returns None)
+
+    Case(guard, emit)   the first case whose guard is truthy decides: `emit` is the
+                        record it emits, NO_RECORD (a generator that yields nothing
+                        there) or RAISES (a Map returning None: an error)
+
+A filter's model is its predicate. A Reduce's model is one output record per
+group whose fields are aggregates over the group (`Agg` terms) or fields of
+one and the same record of it (`First`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from udflow.expr import Expr, evaluate
+
+
+@dataclass(frozen=True)
+class Emit:
+    """One emitted record: the input record with `fields` set (`copies_input`, `{**r, ...}`),
+    or a fresh record of exactly `fields` (`{...}`), in the order Python builds them."""
+
+    fields: tuple  # ((name, Expr), ...)
+    copies_input: bool
+
+    def __str__(self) -> str:
+        parts = (["**r"] if self.copies_input else []) + [f"{n!r}: {e}" for n, e in self.fields]
+        return "{" + ", ".join(parts) + "}"
+
+
+NO_RECORD = "no record"
+RAISES = "raises (returns None)"
+
+
+@dataclass(frozen=True)
+class Case:
+    guard: Expr
+    emit: Any  # Emit | NO_RECORD | RAISES
+
+    def __str__(self) -> str:
+        return f"case {self.guard}: {self.emit}"
+
+
+@dataclass(frozen=True)
+class RecordModel:
+    """A Map's (or a Match/Cross function's, over the concatenated pair) cases."""
+
+    cases: tuple
+    line: int = 0
+
+    def __str__(self) -> str:
+        return "\n".join(str(c) for c in self.cases)
+
+
+@dataclass(frozen=True)
+class FilterModel:
+    """A filter: the record passes iff `predicate` is truthy."""
+
+    predicate: Expr
+    line: int = 0
+
+    def __str__(self) -> str:
+        return f"keep if {self.predicate}"
+
+
+def apply(model, record: Mapping[str, Any]) -> list:
+    """The records the modelled function emits for `record` (raises where it raises)."""
+    if isinstance(model, FilterModel):
+        return [dict(record)] if evaluate(model.predicate, record) else []
+    for case in model.cases:
+        if evaluate(case.guard, record):
+            return _emitted(case.emit, record)
+    return []
+
+
+def _emitted(emit, record) -> list:
+    if emit == NO_RECORD:
+        return []
+    if emit == RAISES:
+        raise TypeError("the function returned None, expected a dict")
+    out = dict(record) if emit.copies_input else {}
+    for name, term in emit.fields:
+        out[name] = evaluate(term, record)
+    return [out]
+
+
+def describe(model: Optional[Any]) -> str:
+    return "no model" if model is None else str(model)
