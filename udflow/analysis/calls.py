@@ -126,7 +126,8 @@ class Calls:
         for name, v in zip(params, args):
             callee.env[name] = v
         if a.vararg is not None:
-            callee.env[a.vararg.arg] = val(Seq(join_all(args[len(params):]))) if len(args) > len(params) else val(Seq(Val()))
+            extra = args[len(params):]
+            callee.env[a.vararg.arg] = val(Seq(join_all(extra))) if extra else val(Seq(Val()))
         for name in a.kwonlyargs:
             params.append(name.arg)
         for k, v in kwargs.items():
@@ -137,7 +138,8 @@ class Calls:
             callee.env[a.kwarg.arg] = OTHER
         missing = [p for p in params if p not in callee.env]
         if missing:
-            defaults = dict(zip([p.arg for p in a.posonlyargs + a.args][len(a.posonlyargs + a.args) - len(a.defaults):], a.defaults))
+            positional = [p.arg for p in a.posonlyargs + a.args]
+            defaults = dict(zip(positional[len(positional) - len(a.defaults):], a.defaults))
             defaults.update({k.arg: d for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
             for p in missing:
                 if p in unit.defaults:

@@ -349,7 +349,6 @@ def _truthy(v: Val) -> Val:
     return Val(atoms, v.deps)
 
 
-
 def _literal_collection(v: Val) -> bool:
     """A tuple or list written in the code: `x in (1, 2)` compares with == and never raises."""
     return bool(v.atoms) and all(

@@ -107,7 +107,6 @@ def value_method(frame, e, atom, name: str, values, kwargs) -> Val:
     raise an.impure(f"calls .{name}(), a method the analysis does not know", e)
 
 
-
 def _method_result(receiver, name: str, deps) -> Val:
     """A str method of a str gives a str (`" ".join(...)`, `s.lower()`), `split` a list of them:
     values the analysis knows are never None (see `Other.family`)."""

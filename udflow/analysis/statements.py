@@ -294,7 +294,6 @@ def _numeric_fold(old: Val) -> bool:
     )
 
 
-
 def _widen(v: Val) -> Val:
     consts = [a for a in v.atoms if isinstance(a, Const)]
     if len(consts) < 2:

@@ -60,7 +60,6 @@ def assigned_names(stmts) -> dict:
     return out
 
 
-
 def always_returns(stmts) -> bool:
     """Does every path through the block end in `return` or `raise` (never fall off its end)?"""
     if not stmts:

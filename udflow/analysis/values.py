@@ -221,7 +221,6 @@ def strip_order(v: Val) -> Val:
     return Val(atoms, v.deps - {ORDER})
 
 
-
 def as_other_row(v: Val) -> Val:
     """Rows and their fields seen outside the iteration that produced them: order-dependent."""
     atoms = set()
