@@ -295,6 +295,7 @@ def _numeric_fold(old: Val) -> bool:
 
 
 def _widen(v: Val) -> Val:
+    """Constants that keep changing from round to round become an unknown value (a fixpoint)."""
     consts = [a for a in v.atoms if isinstance(a, Const)]
     if len(consts) < 2:
         return v

@@ -73,6 +73,7 @@ def always_returns(stmts) -> bool:
 
 
 def is_generator(fnode) -> bool:
+    """Does the function contain `yield` (outside nested functions)?"""
     if isinstance(fnode, ast.Lambda):
         return False
     stack = list(fnode.body)
