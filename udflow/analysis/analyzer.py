@@ -20,19 +20,24 @@ from typing import Optional
 
 from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
-from udflow.analysis.interpreter import (
-    RECORD_KINDS,
-    Analysis,
-    Frame,
-    Impure,
-    Unit,
-    always_returns,
-    deps_of,
-    is_generator,
-    unit_of,
-)
+from udflow.analysis.interpreter import Frame
 from udflow.analysis.properties import BINARY_KINDS, Evidence, RaiseSite, UdfProperties
-from udflow.analysis.values import NO_BASE, ORDER, WHOLE, Const, FieldOf, GroupRef, Other, RecObj, RecRef, Val, val
+from udflow.analysis.state import RECORD_KINDS, Analysis, Impure, Unit, unit_of
+from udflow.analysis.syntax import always_returns, is_generator
+from udflow.analysis.values import (
+    NO_BASE,
+    ORDER,
+    WHOLE,
+    Const,
+    FieldOf,
+    GroupRef,
+    Other,
+    RecObj,
+    RecRef,
+    Val,
+    deps_of,
+    val,
+)
 from udflow.field_types import python_family
 from udflow.plan import function_location
 

@@ -180,3 +180,55 @@ class RecObj:
     def bases(self) -> set:
         """Every (heap id, pos) any base group may copy from."""
         return {b for group in self.base_groups for b in group if b is not NO_BASE}
+
+
+def deps_of(v: Val, heap: Optional[dict] = None, _seen: Optional[set] = None) -> frozenset:
+    """The fields a value's content depends on (ORDER included).
+
+    With the `heap`, dicts count by their contents; an input record or group row
+    held as a whole (`[r]`, `{"orig": r}`) depends on every field: `WHOLE`.
+    """
+    out = set(v.deps)
+    seen = set() if _seen is None else _seen
+    for a in v.atoms:
+        if isinstance(a, FieldOf):
+            out.add((a.side, a.name))
+            if a.pos == "other":
+                out.add(ORDER)
+        elif isinstance(a, Seq):
+            out |= deps_of(a.elem, heap, seen)
+            if a.ordered:
+                out.add(ORDER)
+        elif isinstance(a, Tup):
+            for item in a.items:
+                out |= deps_of(item, heap, seen)
+        elif isinstance(a, RecRef) and heap is not None and a.id not in seen:
+            seen.add(a.id)
+            obj = heap[a.id]
+            if obj.kind in ("input", "row"):
+                out.add(WHOLE)
+                continue
+            out |= obj.dynamic_deps
+            for fv in obj.fields.values():
+                out |= deps_of(fv, heap, seen)
+            for bid, bpos in obj.bases:
+                out |= deps_of(Val(frozenset({RecRef(bid, bpos)})), heap, seen)
+    return frozenset(out)
+
+
+def strip_order(v: Val) -> Val:
+    atoms = frozenset(Seq(a.elem, False) if isinstance(a, Seq) else a for a in v.atoms)
+    return Val(atoms, v.deps - {ORDER})
+
+
+def as_other_row(v: Val) -> Val:
+    """Rows and their fields seen outside the iteration that produced them: order-dependent."""
+    atoms = set()
+    for a in v.atoms:
+        if isinstance(a, RecRef) and a.id[0] == "row":
+            atoms.add(RecRef(a.id, "other"))
+        elif isinstance(a, FieldOf) and a.pos != "first":
+            atoms.add(FieldOf(a.side, a.name, "other"))
+        else:
+            atoms.add(a)
+    return Val(frozenset(atoms), v.deps)

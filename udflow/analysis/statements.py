@@ -1,0 +1,302 @@
+"""Statements: assignments, branches, loops, `try`, and what leaves the
+function (`return`, `yield`: a record emitted).
+
+Control dependences are tracked as a path condition `pc`: a value assigned under
+`if r["a"] > 0:` depends on `a`. Branches are analysed both ways and joined;
+loops are iterated until the environment stops growing, widening constants
+that keep changing. A statement not handled precisely makes the function impure.
+"""
+
+from __future__ import annotations
+
+import ast
+import decimal
+
+from udflow.analysis.state import RECORD_KINDS
+from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
+from udflow.analysis.values import (
+    NONE,
+    ORDER,
+    OTHER,
+    Const,
+    FieldOf,
+    GroupRef,
+    LocalFn,
+    Other,
+    RecRef,
+    Seq,
+    Val,
+    as_other_row,
+    val,
+)
+
+MAX_LOOP_ROUNDS = 6
+
+
+class Statements:
+    """The statement part of a `Frame` (see `interpreter`): it uses the frame's
+    expressions (`ev`, `narrowed`), its record model and its names (`bind`, `lookup`)."""
+
+    def run(self, stmts) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def sub_block(self, stmts, tag: str, node, extra_pc=frozenset()) -> dict:
+        """Run a nested block on a copy of the environment; return the environment after it."""
+        saved_env, saved_pc, saved_block = self.env, self.pc, self.block
+        self.env = dict(saved_env)
+        self.pc = saved_pc | set(extra_pc)
+        self.block = saved_block + ((id(node), tag),)
+        try:
+            self.run(stmts)
+            return self.env
+        finally:
+            after_pc = self.pc
+            self.env, self.pc, self.block = saved_env, saved_pc, saved_block
+            self.pc |= after_pc - saved_pc - set(extra_pc)  # early exits inside stay sticky
+
+    def join_env(self, *envs) -> None:
+        merged: dict = {}
+        for env in envs:
+            for k, v in env.items():
+                merged[k] = merged[k].join(v) if k in merged else v
+        self.env = merged
+
+    def stmt(self, s) -> None:
+        an = self.an
+        if isinstance(s, ast.Expr):
+            self.ev(s.value)
+        elif isinstance(s, ast.Assign):
+            v = self.ev(s.value)
+            for t in s.targets:
+                self.bind(t, v, s)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.bind(s.target, self.ev(s.value), s)
+        elif isinstance(s, ast.AugAssign):
+            self.aug_assign(s)
+        elif isinstance(s, ast.Return):
+            v = self.ev(s.value) if s.value is not None else NONE
+            self.returned(v.plus(self.pc), s)
+        elif isinstance(s, ast.If):
+            test = self.ev(s.test)
+            deps = self.deps(test)
+            an.read(deps, s.test, "used in a branch condition", self)
+            with self.narrowed(s.test, True):
+                body = self.sub_block(s.body, "body", s, deps)
+            with self.narrowed(s.test, False):
+                orelse = self.sub_block(s.orelse, "else", s, deps)
+            self.join_env(body, orelse)
+            if exits(s.body) or exits(s.orelse):
+                self.pc |= deps  # what follows runs only on some paths
+                if not (exits(s.body) and exits(s.orelse)):
+                    an.nonnull |= self.nonnull_fields(s.test, not exits(s.body))
+        elif isinstance(s, (ast.For, ast.While)):
+            self.loop(s)
+        elif isinstance(s, (ast.Pass, ast.Break, ast.Continue)):
+            pass
+        elif isinstance(s, (ast.FunctionDef,)):
+            if s.decorator_list:
+                raise an.impure(f"defines {s.name} with a decorator", s)
+            self.env[s.name] = val(LocalFn(s, self))
+        elif isinstance(s, ast.Delete):
+            for t in s.targets:
+                if isinstance(t, ast.Subscript):
+                    self.delete(self.ev(t.value), t.slice, t)
+                elif isinstance(t, ast.Name):
+                    self.env.pop(t.id, None)
+                else:
+                    raise an.impure("deletes an attribute", s)
+        elif isinstance(s, ast.Try):
+            self.try_stmt(s)
+        elif isinstance(s, (ast.Raise, ast.Assert)):
+            raise an.impure("may raise an exception on some records (a reordered plan could "
+                            "raise where the original does not, or the reverse)", s)
+        elif isinstance(s, (ast.Global, ast.Nonlocal)):
+            word = "global" if isinstance(s, ast.Global) else "nonlocal"
+            raise an.impure(f"rebinds {word} {', '.join(s.names)}", s)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            raise an.impure("uses a context manager (with)", s)
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            raise an.impure("imports a module while running", s)
+        else:
+            raise an.impure(f"uses a statement the analysis does not handle ({type(s).__name__})", s)
+
+    def aug_assign(self, s) -> None:
+        right = self.ev(s.value)
+        if isinstance(s.target, ast.Name):
+            old = self.lookup(s.target.id, s)
+            self.an.read(self.deps(old) | self.deps(right), s, "used in a computation", self)
+            self.check_whole(old, s)
+            self.check_whole(right, s)
+            self.env[s.target.id] = val(Other(), deps=self.deps(old) | self.deps(right) | self.pc)
+        elif isinstance(s.target, ast.Subscript):
+            container = self.ev(s.target.value)
+            old = self.subscript(container, s.target.slice, s)
+            self.an.read(self.deps(old) | self.deps(right), s, "used in a computation", self)
+            new = val(Other(), deps=self.deps(old) | self.deps(right))
+            # `d[k] += x` folds commutatively only over numbers (`+` on strings and lists keeps the order)
+            order_free = isinstance(s.op, COMMUTATIVE_OPS) and _numeric_fold(old)
+            self.store(s.target.value, container, s.target.slice, new, s, aug=order_free)
+        else:
+            raise self.an.impure("assigns to an attribute", s)
+
+    def loop(self, s) -> None:
+        an = self.an
+        if isinstance(s, ast.For):
+            it = self.ev(s.iter)
+            deps = set(it.deps) | {d for a in it.atoms if isinstance(a, (FieldOf,)) for d in self.deps(val(a))}
+            an.read(deps - {ORDER}, s.iter, "iterated over", self)
+            elem = self.element(it, s.iter)
+            over_group = any(isinstance(a, GroupRef) or (isinstance(a, Seq) and a.ordered) for a in it.atoms)
+        else:
+            test = self.ev(s.test)
+            deps = set(self.deps(test))
+            an.read(deps, s.test, "used in a loop condition", self)
+            elem, over_group = None, False
+        carried = assigned_names(s.body)
+        before = dict(self.env)
+        body_block = self.block + ((id(s), "body"),)
+        if over_group:
+            self.group_loops.append((body_block, frozenset(before)))
+        try:
+            env = dict(self.env)
+            for rounds in range(MAX_LOOP_ROUNDS):
+                start = dict(env)
+                if over_group:  # a value carried from one row to the next depends on their order
+                    for name in carried:
+                        if name in start:
+                            start[name] = start[name].plus({ORDER})
+                self.env = start
+                if elem is not None:
+                    self.bind(s.target, elem.plus(deps), s)
+                out = self.sub_block(s.body, "body", s, deps)
+                merged = dict(env)
+                for k, v in out.items():
+                    merged[k] = merged[k].join(v) if k in merged else v
+                if merged == env:
+                    break
+                if rounds >= 2:  # widen: constants that keep changing become unknown values
+                    merged = {k: _widen(v) if env.get(k) != v else v for k, v in merged.items()}
+                env = merged
+            else:
+                raise an.impure("a loop the analysis could not bring to a fixpoint", s)
+        finally:
+            if over_group:
+                self.group_loops.pop()
+        if over_group:
+            for name, commutative in carried.items():
+                if name not in env:
+                    continue
+                if commutative and name in before and _numeric(before[name]):
+                    env[name] = Val(env[name].atoms, env[name].deps - {ORDER})
+                else:  # after the loop it holds the value of the *last* row that assigned it
+                    env[name] = as_other_row(env[name]).plus({ORDER})
+            for t in ast.walk(s.target):  # after the loop the target holds the *last* row
+                if isinstance(t, ast.Name) and t.id in env:
+                    env[t.id] = as_other_row(env[t.id])
+        self.env = env
+        if s.orelse:
+            self.join_env(env, self.sub_block(s.orelse, "else", s, deps))
+        if exits(s.body):
+            self.pc |= deps
+
+    def try_stmt(self, s) -> None:
+        before_reads = set(self.an.reads)
+        before = dict(self.env)
+        body = self.sub_block(s.body, "body", s)
+        # a handler runs when something in the body failed: it depends on what the body read
+        risk = set(self.an.reads) - before_reads | self.pc
+        envs = [body]
+        for h in s.handlers:
+            saved = self.env
+            self.join_env(before, body)
+            if h.name:
+                self.env[h.name] = OTHER
+            envs.append(self.sub_block(h.body, "handler", h, risk))
+            self.env = saved
+        self.join_env(*envs)
+        if s.orelse:
+            self.join_env(self.env, self.sub_block(s.orelse, "else", s))
+        if s.finalbody:
+            self.run(s.finalbody)
+        self.pc |= risk if s.handlers else set()
+
+    # ------------------------------------------------------------ emit/return
+
+    def returned(self, v: Val, node) -> None:
+        self.returns = self.returns.join(v)
+        if not self.is_udf:
+            return
+        an = self.an
+        if an.kind == "filter":
+            deps = self.deps(v) | self.pc
+            an.read(deps, node, "decides whether the record passes", self)
+            for d in deps:
+                an.card.setdefault(d, node.lineno)
+            self.check_whole(Val(frozenset(a for a in v.atoms if not isinstance(a, RecRef)), v.deps), node)
+            return
+        if self.generator:
+            return  # `return` in a generator ends it; it emits nothing
+        may_none = any(isinstance(a, Const) and a.value is None for a in v.atoms)
+        records = [a for a in v.atoms if isinstance(a, RecRef)]
+        rest = [a for a in v.atoms if not isinstance(a, RecRef) and not (isinstance(a, Const) and a.value is None)]
+        if an.kind in ("reduce", "cogroup") and not records:
+            seqs = [a for a in rest if isinstance(a, Seq)]
+            if seqs and len(seqs) == len(rest):
+                for sq in seqs:
+                    self.emit(sq.elem.plus(v.deps), node)
+                an.return_shapes.append((True, True, node.lineno))
+                return
+        if rest:
+            raise an.impure("returns something that is not a dict (or None)", node)
+        an.return_shapes.append((may_none, bool(records), node.lineno))
+        if may_none and an.kind in RECORD_KINDS:
+            an.may_raise("none", (Val(frozenset(), frozenset(v.deps | self.pc)),), node, self)
+        if records:
+            self.emit(Val(frozenset(records), v.deps), node)
+        if may_none or self.pc:
+            for d in v.deps | self.pc:
+                an.card.setdefault(d, node.lineno)
+            an.read(v.deps | self.pc, node, "decides whether a record is emitted", self)
+
+    def emit(self, v: Val, node) -> None:
+        an = self.an
+        deps = set(v.deps) | self.pc
+        for d in deps:
+            an.card.setdefault(d, node.lineno)
+            an.emit_deps.setdefault(d, node.lineno)
+        an.read(deps, node, "decides whether a record is emitted", self)
+        for a in v.atoms:
+            if not isinstance(a, RecRef):
+                raise an.impure("emits a value that is not a dict", node)
+            if a.pos == "other":
+                raise an.impure("emits a record picked by its position in the group (order-dependent)", node)
+            an.heap[a.id].emitted.append(node.lineno)
+            an.emits.append((a, node.lineno))
+
+
+def _numeric(v: Val) -> bool:
+    """A number to start from: `+`/`*` on it are commutative (strings and lists are not)."""
+    return bool(v.atoms) and all(
+        isinstance(a, Const) and isinstance(a.value, (int, float, complex, decimal.Decimal)) for a in v.atoms
+    )
+
+
+def _numeric_fold(old: Val) -> bool:
+    """The old value of a `d[k] += x` started as a number (and is not a copied field or a sequence)."""
+    numbers = (int, float, complex, decimal.Decimal)
+    consts = [a for a in old.atoms if isinstance(a, Const)]
+    return (
+        any(isinstance(a.value, numbers) for a in consts)
+        and all(isinstance(a.value, numbers) or a.value is None for a in consts)
+        and all(isinstance(a, (Const, Other)) for a in old.atoms)
+    )
+
+
+def _widen(v: Val) -> Val:
+    """Constants that keep changing from round to round become an unknown value (a fixpoint)."""
+    consts = [a for a in v.atoms if isinstance(a, Const)]
+    if len(consts) < 2:
+        return v
+    return Val(v.atoms - set(consts) | {Other()}, v.deps)
