@@ -199,7 +199,7 @@ EXPECTED = {
     "add_sum": Spec("map", "a b c", reads="a b", writes="s", copy=True, output="a b c s", card_reads=""),
     "add_sum_in_place": Spec("map", "a b c", reads="a b", writes="s", copy=True, output="a b c s"),
     "scale_b": Spec("map", "a b c", reads="b", writes="b", copy=True, output="a b c"),
-    "drop_c": Spec("map", "a b c", writes="c", copy=True, output="a b"),
+    "drop_c": Spec("map", "a b c", reads="c", writes="c", copy=True, output="a b"),
     "pop_c_into_x": Spec("map", "a b c", reads="c", writes="c x", copy=True, output="a b x"),
     "classify": Spec("map", "a b c", reads="a", writes="label", copy=True, card_reads=""),
     "explode": Spec("map", "a b c", reads="a", writes="i", emits=(0, None), card_reads="a", copy=True),

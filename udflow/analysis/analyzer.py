@@ -292,6 +292,9 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
             for d in deps:
                 reads.setdefault(d, (obj.write_lines.get(name, line), f"flows into output field {name}", index))
             wline = obj.write_lines.get(name, line)
+            if exact:  # the input's value where the field is there at all: removed on some path
+                writes.setdefault(name, (wline, "removed on some path"))
+                continue
             writes.setdefault(name, (wline, "new field" if name not in inputs else "modified"))
             changed.add(name)
             families.setdefault(name, set()).add(_family(value))

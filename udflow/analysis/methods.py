@@ -139,7 +139,7 @@ def record_method(frame, e, ref: RecRef, name: str, values, kwargs) -> Val:
         if name == "get" and len(values) < 2:
             result = result.join(NONE)
         if name == "pop":
-            frame.delete(val(ref), ast.Constant(key.value), e)
+            frame.delete(val(ref), ast.Constant(key.value), e, strict=len(values) < 2)
         if name == "setdefault":
             frame.set_field(obj, key.value, default, e, must=False, pos=ref.pos)
         return result

@@ -15,6 +15,7 @@ import ast
 from typing import Optional
 
 from udflow.analysis import known
+from udflow.analysis.properties import RaiseSite
 from udflow.analysis.values import (
     NO_BASE,
     NONE,
@@ -127,7 +128,9 @@ class Records:
         if name in obj.must_set:
             return
         if obj.kind in ("input", "row"):
-            self.an.strict.setdefault((obj.side, name), getattr(node, "lineno", 0))
+            line = getattr(node, "lineno", 0)
+            self.an.strict.setdefault((obj.side, name), line)
+            self.an.raises.setdefault(("key", line, name), RaiseSite("key", frozenset({name}), line, name=name))
             return
         for bid, bpos in obj.bases:
             self.strict_read(RecRef(bid, bpos), name, node)
@@ -228,7 +231,9 @@ class Records:
                 extra.add(ORDER)
         self.env[name] = current.plus(set(deps) | extra)
 
-    def delete(self, container: Val, key_node, node) -> None:
+    def delete(self, container: Val, key_node, node, strict: bool = True) -> None:
+        """`del d[k]` (and `d.pop(k)`, `strict`: KeyError where k is absent; `d.pop(k, default)`
+        is not strict)."""
         name = self.key_name(key_node, node)
         for a in container.atoms:
             if not isinstance(a, RecRef):
@@ -240,6 +245,8 @@ class Records:
                 if self.record_like(obj):
                     raise self.an.impure("deletes a record field whose name is computed", node)
                 continue
+            if strict:
+                self.strict_read(a, name, node)
             if obj.kind in ("input", "row"):
                 obj.mutated.append(node.lineno)
             if obj.block == self.block:
