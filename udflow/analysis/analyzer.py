@@ -21,6 +21,7 @@ from typing import Optional
 from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import Frame
+from udflow.analysis.model import RAISES
 from udflow.analysis.properties import BINARY_KINDS, Evidence, RaiseSite, UdfProperties
 from udflow.analysis.state import RECORD_KINDS, Analysis, Impure, Unit, unit_of
 from udflow.analysis.syntax import always_returns, is_generator
@@ -66,6 +67,7 @@ def opaque(kind: str, sides: tuple, reason: str, location: str, line: int = 0, f
         evidence=(Evidence("impure", None, line, file, text, reason),),
         origin=origin,
         location=location,
+        model_reason=f"impure: {reason}" + (f" (line {line})" if line else ""),
     )
 
 
@@ -98,7 +100,11 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
     try:
         frame = _entry_frame(an, unit, sides, kind, bound, bound_kw)
         _interpret(frame, unit)
-        return _with_forwarding(_summarize(an, unit, sides, kind, location), unit, target, bound, bound_kw)
+        props = _with_forwarding(_summarize(an, unit, sides, kind, location), unit, target, bound, bound_kw)
+        model, reason = an.model.build(unit.node.lineno)
+        if model is not None and (props.emits[1] is None or props.emits[1] > 1):
+            model, reason = None, "emits more than one record per call"
+        return dataclasses.replace(props, model=model, model_reason=reason or "")
     except Impure as stop:
         where = stop.index or unit.index
         return opaque(kind, sides, stop.reason, location, stop.line, where.filename,
@@ -162,6 +168,7 @@ def _interpret(frame: Frame, unit: Unit) -> None:
         an.return_shapes.append((True, False, line))
         if an.kind in RECORD_KINDS:
             an.raises.setdefault(("none", line, ""), RaiseSite("none", frozenset(), line))
+            an.model.case([], RAISES, line)
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Optional
 from udflow.analysis import known
 from udflow.analysis.state import Impure
 from udflow.analysis.syntax import binop_error
+from udflow.analysis.terms import term_of
 from udflow.analysis.values import (
     NONE,
     ORDER,
@@ -42,7 +43,12 @@ class Expressions:
         method = getattr(self, "ev_" + type(e).__name__, None)
         if method is None:
             raise self.an.impure(f"uses an expression the analysis does not handle ({type(e).__name__})", e)
-        return method(e)
+        value = method(e)
+        if self.is_udf:  # the symbolic side of the same pass: the value as an IR term
+            term = term_of(self, e, value)
+            self.an.node_terms[id(e)] = term
+            value = value.with_term(term)
+        return value
 
     def ev_Constant(self, e) -> Val:
         return val(Const(e.value))
@@ -87,6 +93,8 @@ class Expressions:
             key = self.ev(k)
             c = key.const()
             if c is not None and isinstance(c.value, str):
+                if self.is_udf:
+                    self.an.model.computes(value.term, self.guards, v.lineno, f"field {c.value}")
                 self.set_field(obj, c.value, value, k, must=True)
             else:
                 self.an.read(self.deps(key), k, "used as a computed key", self)

@@ -49,6 +49,7 @@ class Frame(Statements, Expressions, Records, Calls):
         self.returns = Val()
         self.yields = Val()
         self.group_loops: list = []  # (body block, names bound before the loop)
+        self.guards: list = []  # the branch conditions around the statement being run, as terms
 
     def deps(self, v: Val) -> frozenset:
         return deps_of(v, self.an.heap)

@@ -10,7 +10,7 @@ input field and may create fields nobody knows (`output_fields=None`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 Fields = frozenset[str]
 
@@ -124,6 +124,10 @@ class UdfProperties:
     # (field, family) for the fields in `changed` whose every value is never None and of one
     # type family (`udflow.field_types`): `" ".join(...)` gives "str".
     output_types: tuple = ()
+    # What the function computes (`udflow.analysis.model`), where the expression IR says it
+    # exactly; None with `model_reason` (the construct, its line) otherwise.
+    model: Any = field(default=None, compare=False)
+    model_reason: str = ""
 
     def values_changed(self) -> frozenset:
         """The fields whose values (hence types) may differ in an output record."""

@@ -18,6 +18,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from udflow.analysis.modelling import ModelRecorder
 from udflow.analysis.properties import RaiseSite
 from udflow.analysis.source import FileIndex, file_index, find_node
 from udflow.analysis.values import ORDER, WHOLE, Const, FieldOf, Seq
@@ -89,6 +90,8 @@ class Analysis:
         self.state_reads: dict = {}  # name -> line: mutable module globals / closure values read
         self.raises: dict = {}  # (op, line, name) -> RaiseSite
         self.nonnull: set = set()  # fields proven not None where the interpreter is now
+        self.node_terms: dict = {}  # id(ast node) -> its term, for the function's own expressions
+        self.model = ModelRecorder(kind, n_sides)
 
     # -- evidence -------------------------------------------------------------
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 import decimal
 
+from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.state import RECORD_KINDS
+from udflow.expr import LITERAL_TYPES, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
 from udflow.analysis.values import (
     NONE,
@@ -55,6 +57,14 @@ class Statements:
             self.env, self.pc, self.block = saved_env, saved_pc, saved_block
             self.pc |= after_pc - saved_pc - set(extra_pc)  # early exits inside stay sticky
 
+    def guarded_block(self, stmts, tag: str, node, deps, condition) -> dict:
+        """A branch: its statements run knowing `condition` (a term, for the model) holds."""
+        self.guards.append(condition)
+        try:
+            return self.sub_block(stmts, tag, node, deps)
+        finally:
+            self.guards.pop()
+
     def join_env(self, *envs) -> None:
         merged: dict = {}
         for env in envs:
@@ -65,9 +75,17 @@ class Statements:
     def stmt(self, s) -> None:
         an = self.an
         if isinstance(s, ast.Expr):
+            if self.is_udf and not isinstance(s.value, (ast.Yield, ast.YieldFrom)) \
+                    and not (isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)):
+                an.model.block("a statement that is an expression", s.lineno)
             self.ev(s.value)
         elif isinstance(s, ast.Assign):
             v = self.ev(s.value)
+            if self.is_udf and isinstance(s.value, ast.Tuple):  # a, b = x, y
+                for elt in s.value.elts:
+                    an.model.computes(an.node_terms.get(id(elt)), self.guards, s.lineno)
+            elif self.is_udf and not v.of(RecRef):
+                an.model.computes(v.term, self.guards, s.lineno)
             for t in s.targets:
                 self.bind(t, v, s)
         elif isinstance(s, ast.AnnAssign):
@@ -82,10 +100,13 @@ class Statements:
             test = self.ev(s.test)
             deps = self.deps(test)
             an.read(deps, s.test, "used in a branch condition", self)
+            condition = an.node_terms.get(id(s.test)) if self.is_udf else None
+            if self.is_udf:
+                an.model.computes(condition, self.guards, s.lineno, "a condition")
             with self.narrowed(s.test, True):
-                body = self.sub_block(s.body, "body", s, deps)
+                body = self.guarded_block(s.body, "body", s, deps, condition)
             with self.narrowed(s.test, False):
-                orelse = self.sub_block(s.orelse, "else", s, deps)
+                orelse = self.guarded_block(s.orelse, "else", s, deps, None if condition is None else Not(condition))
             self.join_env(body, orelse)
             if exits(s.body) or exits(s.orelse):
                 self.pc |= deps  # what follows runs only on some paths
@@ -143,6 +164,8 @@ class Statements:
 
     def loop(self, s) -> None:
         an = self.an
+        if self.is_udf:
+            an.model.block("a loop", s.lineno)
         if isinstance(s, ast.For):
             it = self.ev(s.iter)
             deps = set(it.deps) | {d for a in it.atoms if isinstance(a, (FieldOf,)) for d in self.deps(val(a))}
@@ -202,6 +225,8 @@ class Statements:
             self.pc |= deps
 
     def try_stmt(self, s) -> None:
+        if self.is_udf:
+            self.an.model.block("a try statement", s.lineno)
         before_reads = set(self.an.reads)
         before = dict(self.env)
         body = self.sub_block(s.body, "body", s)
@@ -230,6 +255,7 @@ class Statements:
             return
         an = self.an
         if an.kind == "filter":
+            an.model.case(list(self.guards), v.term if v.term is not None else _literal(v), node.lineno)
             deps = self.deps(v) | self.pc
             an.read(deps, node, "decides whether the record passes", self)
             for d in deps:
@@ -237,6 +263,7 @@ class Statements:
             self.check_whole(Val(frozenset(a for a in v.atoms if not isinstance(a, RecRef)), v.deps), node)
             return
         if self.generator:
+            an.model.case(list(self.guards), NO_RECORD, node.lineno)
             return  # `return` in a generator ends it; it emits nothing
         may_none = any(isinstance(a, Const) and a.value is None for a in v.atoms)
         records = [a for a in v.atoms if isinstance(a, RecRef)]
@@ -253,6 +280,13 @@ class Statements:
         an.return_shapes.append((may_none, bool(records), node.lineno))
         if may_none and an.kind in RECORD_KINDS:
             an.may_raise("none", (Val(frozenset(), frozenset(v.deps | self.pc)),), node, self)
+            if records:
+                an.model.block("returns a record or None from one expression", node.lineno)
+            an.model.case(list(self.guards), RAISES, node.lineno)
+        elif len(records) == 1:
+            an.model.emit(an.heap, records[0], list(self.guards), node.lineno)
+        elif records:
+            an.model.block("returns one of several dicts from one expression", node.lineno)
         if records:
             self.emit(Val(frozenset(records), v.deps), node)
         if may_none or self.pc:
@@ -274,6 +308,17 @@ class Statements:
                 raise an.impure("emits a record picked by its position in the group (order-dependent)", node)
             an.heap[a.id].emitted.append(node.lineno)
             an.emits.append((a, node.lineno))
+        if self.is_udf:
+            records = v.of(RecRef)
+            if len(records) == 1 and len(v.atoms) == 1:
+                an.model.emit(an.heap, records[0], list(self.guards), node.lineno)
+            else:
+                an.model.block("emits one of several dicts from one expression", node.lineno)
+
+
+def _literal(v: Val):
+    c = v.const()
+    return Lit(c.value) if c is not None and isinstance(c.value, LITERAL_TYPES) else None
 
 
 def _numeric(v: Val) -> bool:

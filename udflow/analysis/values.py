@@ -101,15 +101,22 @@ class Other:
 class Val:
     atoms: frozenset = frozenset()
     deps: frozenset = frozenset()
+    term: Any = field(default=None, compare=False)  # the value as an IR term (analysis/terms.py)
 
     def join(self, other: "Val") -> "Val":
-        if other is self:
+        if other is self or (not other.atoms and not other.deps):
             return self
-        return Val(self.atoms | other.atoms, self.deps | other.deps)
+        if not self.atoms and not self.deps:
+            return other
+        term = self.term if self.term is not None and self.term == other.term else None
+        return Val(self.atoms | other.atoms, self.deps | other.deps, term)
 
     def plus(self, deps) -> "Val":
         deps = frozenset(deps)
-        return self if deps <= self.deps else Val(self.atoms, self.deps | deps)
+        return self if deps <= self.deps else Val(self.atoms, self.deps | deps, self.term)
+
+    def with_term(self, term) -> "Val":
+        return self if term is None or term is self.term else Val(self.atoms, self.deps, term)
 
     def only(self, kind) -> bool:
         return bool(self.atoms) and all(isinstance(a, kind) for a in self.atoms)

@@ -1,0 +1,130 @@
+"""A function's model computes what the function computes (issue 12, item 2).
+
+For every map and filter of the analysis corpus, the soundness pool and the
+examples that gets a model, the model (`udflow.analysis.model.apply`) and the
+function itself are run on generated records full of None, zeros, negative
+numbers, NaN, empty and non-ASCII strings and dates: the same records come
+out, or both raise. Functions that must not get a model get none, with the
+reason naming the construct and its line.
+"""
+
+import datetime
+import inspect
+import math
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import udflow as uf
+from udflow.analysis.model import apply
+
+from tests.analysis_corpus import entries
+from tests import soundness_pool as pool
+
+values = st.one_of(
+    st.none(), st.integers(-3, 3), st.sampled_from([2**63 - 1, -(2**63)]),
+    st.sampled_from([0.0, -0.5, 2.5, float("nan")]),
+    st.sampled_from([Decimal("0"), Decimal("1.25"), Decimal("-0.05")]),
+    st.sampled_from(["", "a", "FRANCE", "GERMANY", "\u00df x"]),
+    st.sampled_from([datetime.date(1995, 6, 1), datetime.date(1997, 1, 1)]),
+)
+
+
+def python_outcome(fn, kind, record):
+    try:
+        out = fn(dict(record))
+        if kind == "filter":
+            return [dict(record)] if out else []
+        if inspect.isgenerator(out):
+            return list(out)
+        if isinstance(out, dict):
+            return [out]
+        return "raises"
+    except Exception:  # noqa: BLE001 - any error
+        return "raises"
+
+
+def model_outcome(model, record):
+    try:
+        return apply(model, record)
+    except Exception:  # noqa: BLE001
+        return "raises"
+
+
+def same(a, b) -> bool:
+    if a == "raises" or b == "raises":
+        return a == b
+    return len(a) == len(b) and all(_same_record(x, y) for x, y in zip(a, b))
+
+
+def _same_record(x, y) -> bool:
+    if list(x) != list(y):  # the same fields, in the same order
+        return False
+    return all(x[k] == y[k] or (isinstance(x[k], float) and math.isnan(x[k]) and math.isnan(y[k])) for k in x)
+
+
+def modelled_functions():
+    out = []
+    for entry in entries():
+        if entry.spec.category is None and entry.spec.kind in ("map", "filter"):
+            out.append((entry.id, entry.fn, entry.spec.kind, sorted(entry.spec.input_fields())))
+    for p in "ab":
+        for fn in pool.maps(p):
+            kind = "filter" if fn.__name__.rsplit("_", 1)[0] in pool.FILTERS else "map"
+            out.append((fn.__name__, fn, kind, [f"{p}_k", f"{p}_v", f"{p}_s"]))
+    return out
+
+
+CASES = modelled_functions()
+
+
+@pytest.mark.parametrize("name,fn,kind,fields", CASES, ids=[c[0] for c in CASES])
+def test_the_model_computes_what_the_function_computes(name, fn, kind, fields):
+    props = uf.analyze(fn, set(fields), kind=kind)
+    if props.model is None:
+        assert props.model_reason, name
+        return
+
+    @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(record=st.fixed_dictionaries({f: values for f in fields}))
+    def agree(record):
+        assert same(python_outcome(fn, kind, record), model_outcome(props.model, record)), (name, record)
+
+    agree()
+
+
+def test_enough_functions_get_a_model():
+    modelled = [c[0] for c in CASES if uf.analyze(c[1], set(c[3]), kind=c[2]).model is not None]
+    assert len(modelled) >= 15, modelled
+
+
+def test_q7_maps_are_modelled():
+    from examples import tpch_q7
+    from udflow.flow import properties_of
+
+    flow = tpch_q7.build_flow("data/tpch-sf0.01")
+    maps = [n for n in flow.root.walk() if n.kind == "map"]
+    assert maps and all(properties_of(n).model is not None for n in maps)
+
+
+@pytest.mark.parametrize("source,reason", [
+    ("def f(r):\n    x = 1 // r['d']\n    if r['c']:\n        return r\n    return {**r, 'x': x}\n",
+     "which may raise, on a path that does not use it"),
+    ("def f(r):\n    for k in ('a',):\n        r[k] = 1\n    return r\n", "a loop"),
+    ("def f(r):\n    return {**r, 'y': r['s'].title()}\n", "cannot express"),
+    ("def f(r):\n    try:\n        return {**r, 'y': int(r['s'])}\n    except ValueError:\n        return r\n",
+     "a try statement"),
+])
+def test_almost_whitelisted_functions_have_no_model_and_say_why(tmp_path, source, reason):
+    import importlib.util
+
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("m_model_reason", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    props = uf.analyze(module.f, {"c", "d", "s"})
+    assert props.model is None
+    assert reason in props.model_reason and "line" in props.model_reason, props.model_reason

@@ -1,0 +1,172 @@
+"""Building a function's model (`model.py`) during the interpreter's one pass.
+
+The frame of the function itself reports to a `ModelRecorder`: the branch
+conditions around what it does (as terms), every value it computes at statement
+level, and each record it emits or `None` it returns. After the pass,
+`build()` gives the model, or None with the reason: the first construct the IR
+cannot express, with its line (what `explain()` shows for an operator left in
+Python).
+
+Why computed values are checked: Python evaluates `x = 1 // r["d"]` where it
+stands, even on a path that never uses `x`; a native CASE evaluates only the
+chosen case. A value that may raise must therefore appear in every case on the
+paths through it, or the model would raise less often than the function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from udflow.analysis.model import NO_RECORD, RAISES, Case, Emit, FilterModel, RecordModel
+from udflow.analysis.values import NO_BASE
+from udflow.expr import BoolOp, Cmp, Expr, Field, IfElse, InValues, IsNone, Lit, Not, Truth
+
+MODELLED_KINDS = ("map", "filter", "match", "cross")
+NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse)
+
+
+@dataclass(frozen=True)
+class _Computed:
+    term: Expr
+    guards: tuple
+    seq: int
+    line: int
+
+
+class ModelRecorder:
+    def __init__(self, kind: str, n_sides: int):
+        self.kind = kind
+        self.n_sides = n_sides
+        self.reason: Optional[str] = None if kind in MODELLED_KINDS else f"a {kind} function (no model yet)"
+        self.cases: list = []  # (guards, emit-or-value, seq, line)
+        self.computed: list = []
+        self.seq = 0
+
+    def block(self, why: str, line: int) -> None:
+        """The first construct the model cannot express stops it."""
+        if self.reason is None:
+            self.reason = f"{why} (line {line})"
+
+    def computes(self, term: Optional[Expr], guards: list, line: int, what: str = "a value") -> None:
+        if self.reason is not None:
+            return
+        if term is None:
+            self.block(f"computes {what} the expression IR cannot express", line)
+            return
+        self.seq += 1
+        if not _never_raises(term):
+            self.computed.append(_Computed(term, tuple(guards), self.seq, line))
+
+    def case(self, guards: list, outcome, line: int) -> None:
+        if self.reason is not None:
+            return
+        if outcome is None:
+            self.block("returns a value the expression IR cannot express", line)
+            return
+        if any(g is None for g in guards):
+            self.block("branches on a condition the expression IR cannot express", line)
+            return
+        self.seq += 1
+        self.cases.append((tuple(guards), outcome, self.seq, line))
+
+    def emit(self, heap, ref, guards: list, line: int) -> None:
+        """A record emitted (`return d`, `yield d`): the input updated, or a fresh dict."""
+        if self.reason is not None:
+            return
+        emit = _emit_of(heap, ref, self.n_sides)
+        if isinstance(emit, str):
+            self.block(emit, line)
+            return
+        self.case(guards, emit, line)
+
+    def build(self, line: int):
+        """(model, None) or (None, reason)."""
+        if self.reason is not None:
+            return None, self.reason
+        problem = self._unused_raising()
+        if problem:
+            return None, problem
+        if self.kind == "filter":
+            return FilterModel(self._predicate(), line), None
+        cases = tuple(Case(_conjunction(g), outcome) for g, outcome, _, _ in self.cases)
+        return RecordModel(cases, line), None
+
+    def _predicate(self) -> Expr:
+        predicate: Expr = Lit(None)  # falling off the end returns None: the record is dropped
+        for guards, value, _, _ in reversed(self.cases):
+            predicate = IfElse(_conjunction(guards), value, predicate)
+        return predicate
+
+    def _unused_raising(self) -> Optional[str]:
+        for c in self.computed:
+            for k, (guards, outcome, seq, _) in enumerate(self.cases):
+                if seq < c.seq or guards[: len(c.guards)] != c.guards:
+                    continue
+                # a native CASE evaluates this case's terms and every earlier case's guard
+                evaluated = list(_terms_of(guards, outcome)) + [t for g, *_ in self.cases[:k] for t in g]
+                if not any(_contains(t, c.term) for t in evaluated):
+                    return (f"computes {c.term} (line {c.line}), which may raise, on a path that does not "
+                            f"use it (Python raises there, a native expression would not)")
+        return None
+
+
+def _emit_of(heap, ref, n_sides: int):
+    """The Emit for an emitted dict, or why there is none."""
+    obj = heap[ref.id]
+    if obj.dynamic:
+        return "emits a dict with computed keys"
+    if obj.deleted or obj.maybe_deleted:
+        return "emits a record with fields deleted"
+    if ref.pos != "each" or obj.kind == "row":
+        return "emits a record of a group"
+    if obj.kind == "input":
+        if n_sides != 1:
+            return "emits one input of a pair as it is"
+        copies = True
+    else:
+        groups = obj.base_groups
+        sides = set()
+        for group in groups:
+            if len(group) != 1 or NO_BASE in group:
+                return "copies a record on some paths only"
+            (bid, _), = group
+            base = heap[bid]
+            if base.kind != "input" or base.fields or base.deleted or base.maybe_deleted:
+                return "copies a dict other than an unchanged input record"
+            sides.add(base.side)
+        if sides and len(sides) != n_sides:
+            return "copies one input of a pair and not the other"
+        copies = bool(sides)
+    fields = []
+    for name, value in obj.fields.items():
+        if name not in obj.must_set or value.term is None:
+            return f"sets field {name} to a value the expression IR cannot express, or on some paths only"
+        fields.append((name, value.term))
+    return Emit(tuple(fields), copies)
+
+
+def _conjunction(guards) -> Expr:
+    if not guards:
+        return Lit(True)
+    return guards[0] if len(guards) == 1 else BoolOp("and", tuple(guards))
+
+
+def _never_raises(term: Expr) -> bool:
+    return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
+               for t in term.walk())
+
+
+def _terms_of(guards, outcome):
+    yield from guards
+    if isinstance(outcome, Emit):
+        yield from (t for _, t in outcome.fields)
+    elif isinstance(outcome, Expr):
+        yield outcome
+
+
+def _contains(term: Expr, part: Expr) -> bool:
+    return any(t == part for t in term.walk())
+
+
+__all__ = ["ModelRecorder", "NO_RECORD", "RAISES"]

@@ -1,0 +1,211 @@
+"""The symbolic side of the interpreter: each expression's value as an IR term.
+
+While the interpreter evaluates an expression of the function itself (not of a
+helper it calls), `term_of(frame, node, value)` builds the `udflow.expr` term
+the node computes from its children's terms (kept per node in
+`Analysis.node_terms`) and the values of names (`Val.term`). A construct
+outside the IR's whitelist gives None: "no term", and a model that needs it
+is not built (`model.py` says which construct and line).
+
+    r["a"] * 2                  Arith('*', Field('a'), Lit(2))
+    x.lower() if x else ""      IfElse(Field('x'), Call('str.lower', (Field('x'),)), Lit(''))
+    START <= r["d"] <= END      BoolOp('and', (Cmp('<=', Lit(START), Field('d')),
+                                               Cmp('<=', Field('d'), Lit(END))))
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from udflow.analysis.values import Const, FieldOf, RecRef, Val
+from udflow.expr import (
+    ARITH,
+    FUNCTIONS,
+    LITERAL_TYPES,
+    Arith,
+    BoolOp,
+    Call,
+    Cmp,
+    Contains,
+    Expr,
+    Field,
+    IfElse,
+    InValues,
+    IsNone,
+    Lit,
+    Neg,
+    Not,
+    Slice,
+)
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+          ast.Pow: "**"}
+CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+DATE_PARTS = ("year", "month", "day")
+
+
+def term_of(frame, node, value: Val) -> Optional[Expr]:
+    """The term `node` computes, or None."""
+    build = _BUILDERS.get(type(node))
+    return build(frame, node, value) if build is not None else None
+
+
+def _child(frame, node) -> Optional[Expr]:
+    return frame.an.node_terms.get(id(node))
+
+
+def _constant(frame, node, value):
+    return Lit(node.value) if isinstance(node.value, LITERAL_TYPES) else None
+
+
+def _name(frame, node, value: Val):
+    if value.term is not None:
+        return value.term
+    c = value.const()
+    return Lit(c.value) if c is not None and isinstance(c.value, LITERAL_TYPES) else None
+
+
+def _binop(frame, node, value):
+    op = BINOPS.get(type(node.op))
+    left, right = _child(frame, node.left), _child(frame, node.right)
+    if op is None or op not in ARITH or left is None or right is None:
+        return None
+    return Arith(op, left, right)
+
+
+def _unary(frame, node, value):
+    operand = _child(frame, node.operand)
+    if operand is None:
+        return None
+    if isinstance(node.op, ast.USub):
+        return Neg(operand)
+    if isinstance(node.op, ast.Not):
+        return Not(operand)
+    return None
+
+
+def _boolop(frame, node, value):
+    parts = [_child(frame, v) for v in node.values]
+    if any(p is None for p in parts):
+        return None
+    return BoolOp("and" if isinstance(node.op, ast.And) else "or", tuple(parts))
+
+
+def _ifexp(frame, node, value):
+    parts = [_child(frame, n) for n in (node.test, node.body, node.orelse)]
+    return None if any(p is None for p in parts) else IfElse(*parts)
+
+
+def _compare(frame, node, value):
+    operands = [node.left] + list(node.comparators)
+    pairs = []
+    for op, a, b in zip(node.ops, operands, operands[1:]):
+        pair = _comparison(frame, op, a, b)
+        if pair is None:
+            return None
+        pairs.append(pair)
+    return pairs[0] if len(pairs) == 1 else BoolOp("and", tuple(pairs))
+
+
+def _comparison(frame, op, a, b) -> Optional[Expr]:
+    left, right = _child(frame, a), _child(frame, b)
+    if left is None or right is None:
+        return None
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, Lit) and right.value is None:
+        return IsNone(left, isinstance(op, ast.IsNot))
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if isinstance(right, Lit) and isinstance(right.value, str):
+            found = Contains(left, right)
+        elif isinstance(b, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in b.elts) \
+                and not isinstance(b, ast.Set):
+            return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
+        elif _is_str_term(right):
+            found = Contains(left, right)
+        else:
+            return None
+        return Not(found) if isinstance(op, ast.NotIn) else found
+    name = CMPOPS.get(type(op))
+    return Cmp(name, left, right) if name is not None else None
+
+
+def _is_str_term(term: Expr) -> bool:
+    return isinstance(term, Field) or (isinstance(term, Call) and term.name.startswith("str."))
+
+
+def _subscript(frame, node, value: Val):
+    if value.term is not None:
+        return value.term
+    if len(value.atoms) == 1:
+        (a,) = value.atoms
+        if isinstance(a, FieldOf) and a.side in (0, 1) and a.pos == "each" and not frame.an.kind in ("reduce", "cogroup"):
+            return Field(a.name)
+    if isinstance(node.slice, ast.Slice) and node.slice.step is None:
+        base = _child(frame, node.value)
+        bounds = [_int_literal(b) for b in (node.slice.lower, node.slice.upper)]
+        if base is not None and all(b is not False for b in bounds):
+            return Slice(base, bounds[0], bounds[1])
+    return None
+
+
+def _int_literal(node):
+    """None for an open bound, the int for a literal one, False for anything else."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, int):
+        return -node.operand.value
+    return False
+
+
+def _attribute(frame, node, value):
+    if node.attr in DATE_PARTS:
+        base = _child(frame, node.value)
+        return Call(f"date.{node.attr}", (base,)) if base is not None else None
+    return None
+
+
+def _call(frame, node, value):
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    args = [_child(frame, a) for a in node.args]
+    if any(a is None for a in args):
+        return None
+    if isinstance(node.func, ast.Attribute):
+        receiver = _child(frame, node.func.value)
+        name = f"str.{node.func.attr}"
+        if receiver is not None and name in FUNCTIONS and _is_str_term(receiver):
+            return Call(name, (receiver, *args))
+        return None
+    if isinstance(node.func, ast.Name):
+        callee = frame.lookup(node.func.id, node)
+        builtin = callee.atoms and all(getattr(a, "obj", None) is FUNCTIONS.get(node.func.id) for a in callee.atoms)
+        if node.func.id in FUNCTIONS and "." not in node.func.id and builtin and args:
+            if node.func.id in ("min", "max") and len(args) < 2:
+                return None  # min(iterable) is not a scalar function
+            return Call(node.func.id, tuple(args))
+    return None
+
+
+_BUILDERS = {
+    ast.Constant: _constant,
+    ast.Name: _name,
+    ast.BinOp: _binop,
+    ast.UnaryOp: _unary,
+    ast.BoolOp: _boolop,
+    ast.IfExp: _ifexp,
+    ast.Compare: _compare,
+    ast.Subscript: _subscript,
+    ast.Attribute: _attribute,
+    ast.Call: _call,
+}
+
+
+def record_term(value: Val) -> bool:
+    """Whether the value is a record (its term is the record, not a scalar)."""
+    return any(isinstance(a, RecRef) for a in value.atoms)
+
+
+__all__ = ["term_of", "record_term", "Const"]
