@@ -274,10 +274,22 @@ def test_to_dataframe_types_carried_and_created_fields(spark):
 
 
 def test_a_field_that_is_none_in_the_whole_sample_needs_a_declared_type(spark):
+    """A function run in Python has its output types sampled; one run natively from its model
+    needs no sample (its types are its terms')."""
     rows = [{"i": i} for i in range(1200)]
 
+    def later_value(i):  # a helper call: no model, the Map runs in Python
+        return None if i < 1100 else 1.5
+
     def nothing_yet(r):
+        return {"i": r["i"], "later": later_value(r["i"])}
+
+    def modelled(r):
         return {"i": r["i"], "later": None if r["i"] < 1100 else 1.5}
+
+    native = uf.source("many", rows=rows).map(modelled).to_spark(spark=spark)
+    assert native.schema["later"].dataType.simpleString() == "double"
+    assert native.where("later is not null").count() == 100
 
     with pytest.raises(UdflowError) as err:
         uf.source("many", rows=rows).map(nothing_yet).to_spark(spark=spark)

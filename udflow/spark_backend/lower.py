@@ -56,7 +56,9 @@ from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
 
 from udflow.errors import UdflowError
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
+from udflow.spark_backend import native_ops
 from udflow.spark_backend import udf as executor
+from udflow.spark_backend.native import NotNative
 from udflow.spark_backend.schema import declared_types, missing_type_error, output_schema, rows_schema
 from udflow.spark_backend.udf import BLOB, KEY, Encoder, Udf, translated
 
@@ -83,8 +85,11 @@ class Lowered:
 class Lowering:
     """One lowering of one plan: its session, its hints, and what it persisted."""
 
-    def __init__(self, spark: SparkSession, hints: Optional[dict] = None):
+    def __init__(self, spark: SparkSession, hints: Optional[dict] = None, native: bool = True):
         self.spark = spark
+        self.native = native  # run operators whose functions have a model as Spark Columns
+        self.native_labels: set = set()  # the operators lowered natively
+        self.python_reasons: dict = {}  # label -> why a modelled operator stayed in Python
         self.hints = dict(hints or {})
         self.persisted: list[DataFrame] = []
         self._done: dict[tuple[int, Optional[tuple]], Lowered] = {}
@@ -155,6 +160,9 @@ class Lowering:
     # -- unary ---------------------------------------------------------------
 
     def map(self, node: Map, key: Optional[tuple]) -> Lowered:
+        native = self._native(node, key)
+        if native is not None:
+            return native
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")
         if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
             inp = self.lower(node.input, key)
@@ -177,6 +185,31 @@ class Lowering:
         return self._python(
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
+
+    def _native(self, node: Map, key: Optional[tuple]) -> Optional[Lowered]:
+        """The Map run as Spark Columns from its function's model (`native_ops`), when its
+        input is typed, it has a model and every term has an exact native form; else None."""
+        if not self.native:
+            return None
+        from udflow.flow import properties_of
+
+        try:
+            model = properties_of(node).model
+        except Exception:  # noqa: BLE001 - no analysis result: Python
+            return None
+        if model is None:
+            return None
+        inp = self.lower(node.input, key if node.is_filter else None)
+        if inp.pickled:
+            return None
+        try:
+            where = f"{node.label}: {function_location(node.fn)}"
+            df = native_ops.run(inp.df, model, where, _nonnull_fields(node.input))
+        except NotNative as why:
+            self.python_reasons[node.label] = str(why)
+            return None
+        self.native_labels.add(node.label)
+        return Lowered(df, pickled=False)
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
         udf = Udf(node.label, function_location(node.fn), node.fn, "reduce")
@@ -349,6 +382,27 @@ def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
 
     shown = read_projection(node)
     return None if shown is None else [name for name in schema.names if name in shown]
+
+
+def _nonnull_fields(node: Node) -> frozenset:
+    """The fields of `node`'s records the data proves never None: source fields so typed
+    (`udflow.field_types`) that no operator below gives another value."""
+    from udflow.field_types import attribute_types
+    from udflow.flow import properties_of
+
+    changes = []
+    for n in node.walk():
+        if isinstance(n, Source):
+            continue
+        try:
+            p = properties_of(n) if getattr(n, "fn", None) is not None else None
+        except Exception:  # noqa: BLE001 - no analysis: it may change anything
+            return frozenset()
+        if p is None:
+            continue  # a concatenating join changes no value
+        changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
+        changes.append((changed, dict(p.output_types) if p.pure else {}))
+    return frozenset(f for f, t in attribute_types(node, changes).items() if t.known)
 
 
 def _known_fields(node: Node) -> Optional[frozenset[str]]:

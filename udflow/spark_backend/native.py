@@ -12,7 +12,7 @@ reason: the operator then stays in Python. The traps, and what is done:
     x / 0, x // 0, x % 0                   raise_error (ZeroDivisionError), SQL null or ANSI error
     int overflow past 64 bits              raise_error (Python ints are unbounded)
     int / int beyond 2**53                 raise_error (no exactly rounded native form)
-    // and % on negatives                  pmod (the sign of the divisor, as Python)
+    // and % on negatives                  the sign of the divisor, as Python (not SQL's or pmod's)
     NaN: == is False, orderings False      isnan guards (SQL: NaN = NaN, NaN is largest)
     None == None is True                   null-safe equality
     1 == "1" is False                      constant False for unrelated families (no cast)
@@ -107,33 +107,63 @@ class NativeLowering:
     """Lowers terms over the columns of `schema`; `where` names the user's function and line
     in the messages of the errors the native form raises."""
 
-    def __init__(self, schema: StructType, where: str):
+    def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset()):
         self.fields = {f.name: f for f in schema.fields}
         self.where = where
+        self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
+        self._guards_made = 0  # raising guards built so far: a term that adds some may raise
 
     def lower(self, term: Expr) -> Typed:
+        return self._lower_counting(term)[0]
+
+    def _lower_counting(self, term: Expr) -> tuple[Typed, bool]:
+        """The lowered term, and whether it (or a part of it) may raise."""
         method = getattr(self, "_" + type(term).__name__, None)
         if method is None:
             raise NotNative(f"{type(term).__name__} has no native form")
-        return method(term)
+        before = self._guards_made
+        typed = method(term)
+        return typed, self._guards_made > before
 
     def predicate(self, term: Expr) -> Column:
-        """A filter's condition: Python's truthiness of the term, never null."""
-        return self._truth(self.lower(term))
+        """A condition: Python's truthiness of the term, never null. `and`, `or` and `not` over
+        parts that cannot raise become plain AND, OR, NOT, which Spark can push into a scan;
+        a part that may raise keeps Python's short circuit (a CASE)."""
+        return self._condition(term)[0]
+
+    def _condition(self, term: Expr) -> tuple[Column, bool]:
+        if isinstance(term, Not):
+            column, raises = self._condition(term.operand)
+            return ~column, raises
+        if isinstance(term, BoolOp):
+            parts = [self._condition(v) for v in term.values]
+            if not any(raises for _, raises in parts):
+                out = parts[0][0]
+                for column, _ in parts[1:]:
+                    out = (out & column) if term.op == "and" else (out | column)
+                return out, False
+        typed, raises = self._lower_counting(term)
+        return self._truth(typed), raises
 
     # -- errors ---------------------------------------------------------------------------
 
     def error(self, message: str, *operands: Typed) -> Column:
-        """A Column that raises `message` (naming the user's function) with the operands shown."""
-        shown = [F.to_json(F.array(*[o.column.cast("string") for o in operands]))] if operands else []
-        text = F.concat(F.lit(f"udflow: {message} in {self.where}; operands "), *shown) if shown \
-            else F.lit(f"udflow: {message} in {self.where}")
-        return F.raise_error(text)
+        """A Column that raises `message`, naming the user's function and showing the operands,
+        marked as the Python path marks a failing function (`udf.MarkedFailure`), so that the
+        driver reports it as a `UdfRuntimeError` like any error of the function."""
+        record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.fields]))
+        text = F.concat(F.lit(f"{self.where} raised {message}\n  record: "), record)
+        if operands:
+            shown = F.to_json(F.array(*[o.column.cast("string") for o in operands]))
+            text = F.concat(text, F.lit("\n  operands: "), shown)
+        encoded = F.regexp_replace(F.base64(F.encode(text, "UTF-8")), "\\s", "")
+        return F.raise_error(F.concat(F.lit("<<udflow:"), encoded, F.lit(":udflow>>")))
 
     def _guarded(self, guards: list, value: Column) -> Column:
         """CASE WHEN guard1 THEN raise1 WHEN ... ELSE value END: the first failing guard raises."""
         if not guards:
             return value
+        self._guards_made += len(guards)
         out = None
         for condition, error in guards:
             out = F.when(condition, error) if out is None else out.when(condition, error)
@@ -157,7 +187,7 @@ class NativeLowering:
         family = family_of(f.dataType)
         if family is None:
             raise NotNative(f"field {t.name} has type {f.dataType.simpleString()}")
-        return Typed(F.col(f"`{t.name}`"), family, f.nullable)
+        return Typed(F.col(f"`{t.name}`"), family, f.nullable and t.name not in self.nonnull)
 
     def _Lit(self, t: Lit) -> Typed:
         v = t.value
@@ -364,15 +394,23 @@ def _int_true_div(self, left, right):
     return value, [(big, self.error("int / int beyond 2**53 has no exactly rounded native form", left, right))]
 
 
+def _python_mod(a: Column, n: Column) -> Column:
+    """Python's a % n on ints: the sign of the divisor (SQL's % and pmod keep the dividend's,
+    or make it positive)."""
+    r = a % n
+    return F.when((r != 0) & ((r < 0) != (n < 0)), r + n).otherwise(r)
+
+
 def _int_floordiv(self, left, right):
-    exact = (left.column - F.pmod(left.column, right.column)).cast("decimal(38,0)") / \
-        right.column.cast("decimal(38,0)")
+    # in decimals: a - (a % n) may leave the longs (-2**63 // 3 fits, -2**63 - 1 does not)
+    floor = left.column.cast("decimal(21,0)") - _python_mod(left.column, right.column).cast("decimal(21,0)")
+    exact = floor / right.column.cast("decimal(21,0)")
     overflow = (left.column == F.lit(INT_MIN)) & (right.column == -1)
     return exact.cast("long"), [(overflow, self.error("int overflow past 64 bits", left, right))]
 
 
 def _int_mod(self, left, right):
-    return F.pmod(left.column, right.column), []  # the sign of the divisor, as Python's %
+    return _python_mod(left.column, right.column), []
 
 
 _ARITH_MAKERS = {

@@ -25,59 +25,62 @@ from udflow.spark_backend.native import NativeLowering, NotNative
 CASE = "__udflow_case"
 
 
-def run_filter(df: DataFrame, model: FilterModel, where: str) -> DataFrame:
-    return df.filter(NativeLowering(df.schema, where).predicate(model.predicate))
+def run_filter(df: DataFrame, model: FilterModel, lowering: NativeLowering) -> DataFrame:
+    return df.filter(lowering.predicate(model.predicate))
 
 
-def run_map(df: DataFrame, model: RecordModel, where: str) -> DataFrame:
-    lowering = NativeLowering(df.schema, where)
-    emits = [c.emit for c in model.cases if isinstance(c.emit, Emit)]
-    shape = {(tuple(n for n, _ in e.fields), e.copies_input) for e in emits}
+def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> DataFrame:
+    """Rows whose first matching case emits are kept (a plain predicate where there is one
+    emitting case, which Spark can push into a scan); each written field is its case's term."""
+    emitting = [(k, c) for k, c in enumerate(model.cases) if isinstance(c.emit, Emit)]
+    shape = {(tuple(n for n, _ in c.emit.fields), c.emit.copies_input) for _, c in emitting}
     if len(shape) > 1:
         raise NotNative("its cases emit records of different fields")
-    chosen = None
-    for k, case in enumerate(model.cases):
-        outcome = _outcome(lowering, k, case.emit)
-        test = lowering.predicate(case.guard)
-        chosen = F.when(test, outcome) if chosen is None else chosen.when(test, outcome)
-    staged = df.withColumn(CASE, chosen.otherwise(F.lit(-1)) if chosen is not None else F.lit(-1))
-    kept = staged.where(F.col(CASE) >= 0)
-    if not emits:
-        return kept.drop(CASE)
+    kept = df.filter(_keep(lowering, model))
+    if not emitting:
+        return kept
     names, copies = next(iter(shape))
-    values = {name: _field_value(lowering, model, name) for name in names}
+    values = {name: _field_value(lowering, model, emitting, name) for name in names}
     if copies:
-        return kept.withColumns(values).drop(CASE)
+        return kept.withColumns(values) if values else kept
     return kept.select(*[values[n].alias(n) for n in names])
 
 
-def _outcome(lowering: NativeLowering, k: int, emit):
-    if emit == RAISES:
-        return lowering.error("TypeError: the function returned None, expected a dict")
-    return F.lit(k if isinstance(emit, Emit) else -1)
+def _keep(lowering: NativeLowering, model: RecordModel):
+    """Whether a row's first matching case emits a record (a case that raises, raises)."""
+    if len(model.cases) == 1 and isinstance(model.cases[0].emit, Emit):
+        return lowering.predicate(model.cases[0].guard)
+    keep = None
+    for case in model.cases:
+        outcome = lowering.error("TypeError: the function returned None, expected a dict") \
+            if case.emit == RAISES else F.lit(isinstance(case.emit, Emit))
+        test = lowering.predicate(case.guard)
+        keep = F.when(test, outcome) if keep is None else keep.when(test, outcome)
+    return keep.otherwise(F.lit(False))
 
 
-def _field_value(lowering: NativeLowering, model: RecordModel, name: str):
-    typed = []
-    for k, case in enumerate(model.cases):
-        if isinstance(case.emit, Emit):
-            term = dict(case.emit.fields)[name]
-            typed.append((k, lowering.lower(term)))
+def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: str):
+    typed = [(case, lowering.lower(dict(case.emit.fields)[name])) for _, case in emitting]
     families = {t.family for _, t in typed} - {"none"}
     if len(families) > 1:
         raise NotNative(f"field {name} gets values of types {', '.join(sorted(families))}")
+    if len(typed) == 1 and len(model.cases) == 1:
+        return typed[0][1].column
     value = None
-    for k, t in typed:
-        value = F.when(F.col(CASE) == k, t.column) if value is None else value.when(F.col(CASE) == k, t.column)
+    for case, t in typed:  # guards again: the first matching case among those kept emits
+        test = lowering.predicate(case.guard)
+        value = F.when(test, t.column) if value is None else value.when(test, t.column)
     return value
 
 
-def run(df: DataFrame, model, where: str) -> DataFrame:
-    """The operator natively; NotNative when the model has no exact native form."""
+def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> DataFrame:
+    """The operator natively; NotNative when the model has no exact native form. `nonnull`:
+    fields the data proves never None (`udflow.field_types`), whatever Spark's schema says."""
+    lowering = NativeLowering(df.schema, where, nonnull)
     if isinstance(model, FilterModel):
-        return run_filter(df, model, where)
+        return run_filter(df, model, lowering)
     if isinstance(model, RecordModel):
-        return run_map(df, model, where)
+        return run_map(df, model, lowering)
     raise NotNative(f"no native form for a {type(model).__name__}")
 
 
