@@ -145,7 +145,24 @@ def executors(spark) -> dict:
     return {"executors": {"pythons": sorted({p for p, _ in found}), "udflow_from": sorted({o for _, o in found})}}
 
 
-SCENARIOS = ("tpch", "dataframe", "module", "closure", "raising")
+def bad_pythons(scratch: str) -> dict:
+    """After the cluster session: local sessions whose executors' Python cannot run udflow."""
+    import subprocess
+
+    no_arrow = os.path.join(scratch, "python-without-pyarrow")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", no_arrow], check=True)
+    out = {}
+    for label, python in (("no_pyarrow", os.path.join(no_arrow, "bin", "python")), ("missing", "/nonexistent/python3")):
+        spark = new_session("local[1]", {"spark.pyspark.python": python, "spark.ui.enabled": "false"})
+        try:
+            uf.source("n", rows=[{"v": 1}]).map(lambda r: {**r, "w": 2}).collect(spark=spark)
+            out[label] = {"error_type": None, "message": "no error"}
+        except Exception as exc:  # noqa: BLE001 - recorded for the test
+            out[label] = {"error_type": type(exc).__name__, "message": str(exc)[:2000], "python": python}
+        finally:
+            spark.stop()
+    return {"bad_pythons": out}
+
 
 
 def main() -> None:
@@ -171,14 +188,19 @@ def main() -> None:
     }
     try:
         for name, step in steps.items():
-            try:
-                results.update(step())
-            except Exception:  # noqa: BLE001 - one failing scenario must not hide the others
-                results[f"{name}_failed"] = traceback.format_exc()[-4000:]
+            run_step(results, name, step)
+        spark.stop()
+        run_step(results, "bad_pythons", lambda: bad_pythons(args.scratch))
     finally:
         with open(args.out, "w") as fh:
             json.dump(results, fh, indent=1, default=str)
-        spark.stop()
+
+
+def run_step(results: dict, name: str, step) -> None:
+    try:
+        results.update(step())
+    except Exception:  # noqa: BLE001 - one failing scenario must not hide the others
+        results[f"{name}_failed"] = traceback.format_exc()[-4000:]
 
 
 if __name__ == "__main__":
