@@ -254,7 +254,7 @@ def test_a_flow_result_composes_with_pyspark(spark, tmp_path):
 def test_a_catalog_table_is_a_source(spark):
     people(spark).createOrReplaceTempView("udflow_people")
     flow = uf.source("people", table="udflow_people", key="id").filter(adults)
-    assert flow.root.catalog_table == "udflow_people"
+    assert flow.sources[0].catalog_table == "udflow_people"
     assert bag(flow.collect(spark=spark)) == bag(reference.run(flow.root))
     with pytest.raises(uf.FlowConstructionError, match="cannot read table 'no_such_db.no_such_table'"):
         uf.source("missing", table="no_such_db.no_such_table")

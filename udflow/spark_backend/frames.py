@@ -46,25 +46,37 @@ def column_types(df: DataFrame) -> tuple[tuple[str, str], ...]:
 def size_estimate(df: DataFrame) -> tuple[int, int]:
     """(rows, bytes) of the DataFrame as Catalyst estimates them, without running it.
 
-    A row count comes from a statistic when Catalyst has one (a table analysed with
-    `ANALYZE TABLE ... COMPUTE STATISTICS`), from the parquet footers when the plan only
-    reads and projects parquet files, and otherwise from its size estimate over its
-    row size (exact for in-memory data; for other files, bytes on disk over row bytes)."""
+    Rows come from a row-count statistic of the plan when Catalyst has one (a table
+    analysed with `ANALYZE TABLE ... COMPUTE STATISTICS`); for a plan that only
+    projects one leaf, from the leaf's row count (a range) or its parquet footers;
+    otherwise from the plan's size estimate over its row size (exact for in-memory
+    data; for other files, bytes on disk over row bytes, an underestimate)."""
     plan = df._jdf.queryExecution().optimizedPlan()
     stats = plan.stats()
-    size = int(stats.sizeInBytes().toString())
+    size = int(str(stats.sizeInBytes()))
     if stats.rowCount().isDefined():
-        return int(stats.rowCount().get().toString()), size
-    footers = _parquet_footer_rows(df, plan)
-    if footers is not None:
-        return footers, size
+        return int(str(stats.rowCount().get())), size
+    leaf = _projected_leaf(plan)
+    if leaf is not None:
+        leaf_rows = leaf.stats().rowCount()
+        if leaf_rows.isDefined():
+            return int(str(leaf_rows.get())), size
+        footers = _parquet_footer_rows(df, leaf)
+        if footers is not None:
+            return footers, size
     return max(1, size // (8 + int(df._jdf.schema().defaultSize()))), size
 
 
-def _parquet_footer_rows(df: DataFrame, plan: Any) -> Optional[int]:
-    """The row count in the parquet footers of the files a read-and-project plan reads."""
-    kinds = set(_node_kinds(plan))
-    if not kinds <= {"Project", "LogicalRelation"}:
+def _projected_leaf(plan: Any) -> Any:
+    """The leaf under a chain of projections (which keep the row count), else None."""
+    while plan.getClass().getSimpleName() == "Project":
+        plan = plan.children().apply(0)
+    return plan if plan.children().size() == 0 else None
+
+
+def _parquet_footer_rows(df: DataFrame, leaf: Any) -> Optional[int]:
+    """The row count in the parquet footers of the files a file relation reads."""
+    if leaf.getClass().getSimpleName() != "LogicalRelation":
         return None
     files = df.inputFiles()
     if not files or not all(f.endswith(".parquet") for f in files):
@@ -81,9 +93,11 @@ def _local(uri: str) -> str:
     return uri[len("file:"):] if uri.startswith("file:") else uri
 
 
-def _node_kinds(plan: Any):
-    """The class names of a Catalyst plan's nodes."""
-    yield plan.getClass().getSimpleName()
-    children = plan.children()
-    for i in range(children.size()):
-        yield from _node_kinds(children.apply(i))
+def head(df: DataFrame, n: int) -> list[dict]:
+    """The first `n` records, typed as the Spark engine's `collect` types them (through Arrow).
+
+    `limit(n).collect()` reads partitions one after another until it has `n` rows (Spark's
+    `executeTake`); `limit(n).toArrow()` would start every partition. The rows go through
+    Arrow locally so that timestamps and decimals are what a flow's functions see on Spark."""
+    rows = df.limit(n).collect()
+    return df.sparkSession.createDataFrame(rows, df.schema).toArrow().to_pylist()
