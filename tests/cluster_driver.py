@@ -19,6 +19,7 @@ import math
 import os
 import sys
 import textwrap
+import time
 import traceback
 from collections import Counter
 from decimal import Decimal
@@ -197,10 +198,12 @@ def main() -> None:
 
 
 def run_step(results: dict, name: str, step) -> None:
+    started = time.perf_counter()
     try:
         results.update(step())
     except Exception:  # noqa: BLE001 - one failing scenario must not hide the others
         results[f"{name}_failed"] = traceback.format_exc()[-4000:]
+    results.setdefault("seconds", {})[name] = round(time.perf_counter() - started, 1)
 
 
 if __name__ == "__main__":

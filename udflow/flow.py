@@ -409,9 +409,17 @@ def _path_source(name: str, path: str, format: Optional[str], schema: Any, field
     else:
         columns = sources.csv_header(name, sources.data_files(path)[0])
         types = sources.csv_types(name, path, columns, schema)
-    if fields is not None and tuple(fields) != columns:
-        raise FlowConstructionError(f"source {name!r}: fields= {tuple(fields)} differ from the file's columns {columns}")
-    return {"path": os.path.abspath(path), "format": fmt, "columns": columns, "types": types}
+    return {"path": os.path.abspath(path), "format": fmt, "columns": _projected(name, columns, fields), "types": types}
+
+
+def _projected(name: str, columns: Fields, fields: Optional[Sequence[str]]) -> Fields:
+    """`fields=` on a file or DataFrame keeps those of its columns (its `types` describe them all)."""
+    if fields is None:
+        return columns
+    missing = [f for f in fields if f not in columns]
+    if missing:
+        raise FlowConstructionError(f"source {name!r}: fields= names {missing[0]!r}, which is not a column ({', '.join(columns)})")
+    return tuple(fields)
 
 
 def _rows_source(name: str, rows: Iterable[Mapping], fields: Optional[Sequence[str]]) -> dict:
@@ -432,7 +440,5 @@ def _spark_source(name: str, dataframe: Any, table: Optional[str], fields: Optio
 
     df = frames.catalog_table(name, table) if table is not None else frames.checked_dataframe(name, dataframe)
     types = frames.column_types(df)
-    columns = tuple(c for c, _ in types)
-    if fields is not None and tuple(fields) != columns:
-        raise FlowConstructionError(f"source {name!r}: fields= {tuple(fields)} differ from the DataFrame's columns {columns}")
+    columns = _projected(name, tuple(c for c, _ in types), fields)
     return {"dataframe": df, "format": "dataframe", "columns": columns, "types": types}

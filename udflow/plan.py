@@ -81,7 +81,8 @@ class Source(Node):
         "dataframe"   a Spark DataFrame (`catalog_table` when it is a table of the catalog)
 
     `types` are (column, Spark type) pairs where udflow knows them: a CSV's (declared or
-    inferred) and a DataFrame's. A DataFrame compares by identity, as Spark's do.
+    inferred) and a DataFrame's, for all its columns (`columns` may keep fewer: `fields=`).
+    A DataFrame compares by identity, as Spark's do.
     """
 
     table: str

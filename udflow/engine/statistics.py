@@ -112,7 +112,7 @@ def _mtime(path: str) -> float:
 def _csv_rows(src: Source) -> int:
     from udflow import sources
 
-    return sum(1 for _ in sources.csv_records(src.table, src.path, src.columns))
+    return sum(1 for _ in sources.csv_records(src.table, src.path, tuple(c for c, _ in src.types)))
 
 
 def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStatistics:
