@@ -22,7 +22,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-BENCHES ?= backend_overhead analysis_speed enumeration plan_quality paper_eval batch_cache
+BENCHES ?= backend_overhead analysis_speed enumeration plan_quality paper_eval batch_cache cluster
 
 bench: $(STAMP)
 	@for b in $(BENCHES); do \

@@ -168,7 +168,7 @@ def test_parquet_and_csv_sources_apply_the_prefix(tmp_path):
     csv_path = tmp_path / "t.csv"
     with open(csv_path, "w", newline="") as fh:
         csv.writer(fh).writerows([["id", "name"], ["1", "ann"], ["2", ""]])
-    assert run(uf.source("c", path=str(csv_path))) == [{"id": "1", "name": "ann"}, {"id": "2", "name": None}]
+    assert run(uf.source("c", path=str(csv_path))) == [{"id": 1, "name": "ann"}, {"id": 2, "name": None}]  # id inferred bigint
 
 
 def test_a_reduce_that_returns_is_refused_even_with_a_list_of_dicts():

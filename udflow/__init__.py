@@ -1,4 +1,11 @@
-"""udflow: reorder data pipelines of black-box Python functions, safely, and run them on Spark."""
+"""udflow: reorder data pipelines of black-box Python functions, safely, and run them on Spark.
+
+The public API is loaded on first use (PEP 562): Spark's executors import
+`udflow.spark_backend.udf` to run a flow's functions, and should need nothing
+of the optimizer (networkx, pyDatalog, z3) to do it.
+"""
+
+from importlib import import_module
 
 from udflow.errors import (
     AnalysisError,
@@ -7,11 +14,16 @@ from udflow.errors import (
     UdflowError,
     UdfRuntimeError,
 )
-from udflow.flow import Flow, source
-from udflow.analysis import analyze
-from udflow.engine import hint, optimize
-from udflow.analysis import annotate
-from udflow.batch.discovery import pipeline
+
+_PUBLIC = {
+    "Flow": "udflow.flow",
+    "source": "udflow.flow",
+    "analyze": "udflow.analysis",
+    "annotate": "udflow.analysis",
+    "optimize": "udflow.engine",
+    "hint": "udflow.engine",
+    "pipeline": "udflow.batch.discovery",
+}
 
 __all__ = [
     "Flow",
@@ -28,3 +40,15 @@ __all__ = [
     "OptimizationError",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'udflow' has no attribute {name!r}")
+    value = getattr(import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -13,16 +13,14 @@ it, with a message naming the operator and the field:
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-import networkx as nx
-
+from udflow import sources
 from udflow.errors import FlowConstructionError
+from udflow.fields import global_record, output_fields, properties_of, read_projection  # noqa: F401 - re-exported
 from udflow.plan import (
     CoGroup,
     Cross,
@@ -48,72 +46,6 @@ def _as_fields(spec: Optional[KeySpec]) -> Fields:
     if isinstance(spec, str):
         return (spec,)
     return tuple(spec)
-
-
-# ---------------------------------------------------------------------------
-# Field inference: which fields may an operator's output records carry?
-# ---------------------------------------------------------------------------
-
-
-def _analysis_kind(node: Node) -> str:
-    return "filter" if isinstance(node, Map) and node.is_filter else node.kind
-
-
-def properties_of(node: Node, manual: bool = False):
-    """The `UdfProperties` of an operator's function over its inputs' fields."""
-    from udflow import analysis
-
-    if isinstance(node, Source):
-        raise TypeError("sources have no function")
-    if isinstance(node, Custom):
-        fields = tuple(output_fields(child) or frozenset() for child in node.inputs)
-        return node.op_type.properties(fields, node.param_dict)
-    fields = tuple(output_fields(child) for child in node.inputs)
-    if any(f is None for f in fields):
-        fields = tuple(f if f is not None else frozenset() for f in fields)
-    spec = fields if node.arity == 2 else fields[0]
-    if manual and hasattr(analysis, "manual_properties"):
-        return analysis.manual_properties(node.fn, spec, kind=_analysis_kind(node))
-    return analysis.analyze(node.fn, spec, kind=_analysis_kind(node))
-
-
-@lru_cache(maxsize=4096)
-def output_fields(node: Node) -> Optional[frozenset[str]]:
-    """The fields a record leaving `node` may carry; None when the analysis cannot tell."""
-    if isinstance(node, Source):
-        return frozenset(node.fields)
-    inputs = [output_fields(child) for child in node.inputs]
-    if any(f is None for f in inputs):
-        return None
-    if isinstance(node, (Match, Cross)) and node.fn is None:
-        return inputs[0] | inputs[1]
-    if isinstance(node, Custom):
-        return node.op_type.output_fields(tuple(inputs), node.param_dict)
-    return properties_of(node).output_fields
-
-
-def read_projection(node: Node) -> Optional[frozenset[str]]:
-    """The fields the Spark backend shows a Map's function per record, and what the cost
-    model charges it for: `UdfProperties.read_projection` of its analysis. None: the whole
-    record (not a Map, its input's fields unknown, or no analysis result)."""
-    if not isinstance(node, Map):
-        return None
-    try:
-        if output_fields(node.input) is None:
-            return None
-        return properties_of(node).read_projection()
-    except Exception:  # noqa: BLE001 - no analysis result: the whole record
-        return None
-
-
-def global_record(node: Node) -> frozenset[str]:
-    """Definition 1: every base attribute and every attribute an operator creates."""
-    attrs: set[str] = set()
-    for n in node.walk():
-        out = output_fields(n)
-        if out is not None:
-            attrs |= out
-    return frozenset(attrs)
 
 
 # ---------------------------------------------------------------------------
@@ -351,8 +283,10 @@ class Flow:
                 return n
         raise KeyError(f"no operator labelled {label!r}; operators: {[n.label for n in self.root.walk()]}")
 
-    def to_networkx(self) -> nx.DiGraph:
-        """The tree as a DiGraph, edges from input to consumer (the direction data flows)."""
+    def to_networkx(self):
+        """The tree as a networkx DiGraph, edges from input to consumer (the direction data flows)."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         for n in self.root.walk():
             graph.add_node(n.label, kind=n.kind)
@@ -380,40 +314,6 @@ def _fmt_on(on: Any) -> tuple[str, str]:
 # ---------------------------------------------------------------------------
 
 
-def _columns_of(name: str, path: Optional[str], rows: Optional[list], fields: Optional[Sequence[str]], fmt: str) -> Fields:
-    if fields is not None:
-        return tuple(fields)
-    if rows is not None:
-        seen: dict[str, None] = {}
-        for r in rows:
-            if not isinstance(r, Mapping):
-                raise FlowConstructionError(f"source {name!r}: rows must be dicts, got {type(r).__name__}")
-            seen.update(dict.fromkeys(r))
-        return tuple(seen)
-    if fmt == "parquet":
-        import pyarrow.dataset as ds
-
-        return tuple(ds.dataset(path, format="parquet").schema.names)
-    with open(_first_file(path), newline="") as fh:
-        return tuple(next(csv.reader(fh)))
-
-
-def _first_file(path: str) -> str:
-    if os.path.isdir(path):
-        files = sorted(f for f in os.listdir(path) if not f.startswith(("_", ".")))
-        if not files:
-            raise FlowConstructionError(f"source path {path!r} is an empty folder")
-        return os.path.join(path, files[0])
-    return path
-
-
-def _format_of(path: str, fmt: Optional[str]) -> str:
-    if fmt:
-        return fmt
-    probe = _first_file(path) if os.path.isdir(path) else path
-    return "csv" if probe.lower().endswith((".csv", ".csv.gz")) else "parquet"
-
-
 def _prefixed(name: str, spec: Fields, columns: Fields, prefix: str, what: str) -> Fields:
     """Key fields may be given with or without the prefix."""
     fields = tuple(prefix + c for c in columns)
@@ -433,26 +333,40 @@ def source(
     *,
     path: Optional[str] = None,
     rows: Optional[Iterable[Mapping]] = None,
+    dataframe: Any = None,
+    table: Optional[str] = None,
     fields: Optional[Sequence[str]] = None,
+    schema: Union[None, str, Mapping[str, str]] = None,
     key: Optional[KeySpec] = None,
     foreign_keys: Optional[Mapping[Any, tuple[str, Any]]] = None,
     prefix: Optional[str] = None,
     format: Optional[str] = None,
 ) -> Flow:
-    """A data set: a parquet/CSV `path`, or in-memory `rows` (a list of dicts).
+    """A data set: a parquet/CSV `path`, in-memory `rows` (a list of dicts), a Spark
+    `dataframe`, or a catalog `table` ("db.tbl", read through the active SparkSession).
 
-    `key` is its primary key; `foreign_keys` maps its fields to another table's
-    key, e.g. `{("l_suppkey",): ("supplier", ("s_suppkey",))}`; `prefix` renames
-    every field so one table can be used twice.
+    `schema` declares the types of a CSV's columns (`{"rating": "double"}` or a Spark DDL
+    string); undeclared ones are inferred from a sample (see `udflow.sources`). `key` is its
+    primary key; `foreign_keys` maps its fields to another table's key, e.g.
+    `{("l_suppkey",): ("supplier", ("s_suppkey",))}`; `prefix` renames every field so one
+    table can be used twice.
     """
-    if (path is None) == (rows is None):
-        raise FlowConstructionError(f"source {name!r}: give exactly one of path= or rows=")
-    if path is not None and not os.path.exists(path):
-        raise FlowConstructionError(f"source {name!r}: no file or folder at {path!r}")
-    rows_list = None if rows is None else [dict(r) for r in rows]
-    fmt = None if path is None else _format_of(path, format)
-    columns = _columns_of(name, path, rows_list, fields, fmt or "rows")
+    given = [k for k, v in (("path", path), ("rows", rows), ("dataframe", dataframe), ("table", table)) if v is not None]
+    if len(given) != 1:
+        raise FlowConstructionError(
+            f"source {name!r}: give exactly one of path=, rows=, dataframe= or table= "
+            f"(got {', '.join(given) if given else 'none'})"
+        )
+    if schema is not None and path is None:
+        raise FlowConstructionError(f"source {name!r}: schema= declares a CSV's column types; {given[0]}= carries its own")
+    if path is not None:
+        found = _path_source(name, path, format, schema, fields)
+    elif rows is not None:
+        found = _rows_source(name, rows, fields)
+    else:
+        found = _spark_source(name, dataframe, table, fields)
     prefix = prefix or ""
+    columns = found["columns"]
     src_fields = tuple(prefix + c for c in columns)
     if len(set(src_fields)) != len(src_fields):
         raise FlowConstructionError(f"source {name!r}: duplicate field names in {src_fields}")
@@ -461,6 +375,7 @@ def source(
         ForeignKey(_prefixed(name, _as_fields(local), columns, prefix, "foreign key"), target, _as_fields(target_fields))
         for local, (target, target_fields) in (foreign_keys or {}).items()
     )
+    rows_list = found.get("rows")
     if rows_list is not None and prefix:
         rows_list = [{prefix + k: v for k, v in r.items()} for r in rows_list]
     label = f"Source({prefix}{name})" if prefix else f"Source({name})"
@@ -472,8 +387,58 @@ def source(
         key=key_fields,
         foreign_keys=fks,
         prefix=prefix,
-        path=None if path is None else os.path.abspath(path),
-        format=fmt,
+        path=found.get("path"),
+        format=found.get("format"),
         rows=tuple(rows_list) if rows_list is not None else (),
+        types=found.get("types", ()),
+        dataframe=found.get("dataframe"),
+        catalog_table=table,
     )
     return Flow(node)
+
+
+def _path_source(name: str, path: str, format: Optional[str], schema: Any, fields: Optional[Sequence[str]]) -> dict:
+    if not os.path.exists(path):
+        raise FlowConstructionError(f"source {name!r}: no file or folder at {path!r}")
+    fmt = sources.format_of(name, path, format)
+    if fmt == "parquet":
+        if schema is not None:
+            raise FlowConstructionError(f"source {name!r}: schema= declares a CSV's column types; parquet carries its own")
+        columns = sources.parquet_columns(name, path)
+        types: tuple = ()
+    else:
+        columns = sources.csv_header(name, sources.data_files(path)[0])
+        types = sources.csv_types(name, path, columns, schema)
+    return {"path": os.path.abspath(path), "format": fmt, "columns": _projected(name, columns, fields), "types": types}
+
+
+def _projected(name: str, columns: Fields, fields: Optional[Sequence[str]]) -> Fields:
+    """`fields=` on a file or DataFrame keeps those of its columns (its `types` describe them all)."""
+    if fields is None:
+        return columns
+    missing = [f for f in fields if f not in columns]
+    if missing:
+        raise FlowConstructionError(f"source {name!r}: fields= names {missing[0]!r}, which is not a column ({', '.join(columns)})")
+    return tuple(fields)
+
+
+def _rows_source(name: str, rows: Iterable[Mapping], fields: Optional[Sequence[str]]) -> dict:
+    rows_list = []
+    seen: dict[str, None] = {}
+    for r in rows:
+        if not isinstance(r, Mapping):
+            raise FlowConstructionError(f"source {name!r}: rows must be dicts, got {type(r).__name__}")
+        rows_list.append(dict(r))
+        seen.update(dict.fromkeys(r))
+    columns = tuple(fields) if fields is not None else tuple(seen)
+    return {"rows": rows_list, "columns": columns}
+
+
+def _spark_source(name: str, dataframe: Any, table: Optional[str], fields: Optional[Sequence[str]]) -> dict:
+    """A DataFrame (or a catalog table's): its columns and Spark types, nothing read."""
+    from udflow.spark_backend import frames
+
+    df = frames.catalog_table(name, table) if table is not None else frames.checked_dataframe(name, dataframe)
+    types = frames.column_types(df)
+    columns = _projected(name, tuple(c for c, _ in types), fields)
+    return {"dataframe": df, "format": "dataframe", "columns": columns, "types": types}

@@ -71,7 +71,19 @@ class Node:
 
 @dataclass(frozen=True)
 class Source(Node):
-    """A base data set. `fields` are its (prefixed) column names in order."""
+    """A base data set. `fields` are its (prefixed) column names in order.
+
+    Where its records come from is told by `format`:
+
+        None          in-memory `rows` (already prefixed)
+        "parquet"     the file or folder at `path`
+        "csv"         the file or folder at `path`, its columns typed by `types`
+        "dataframe"   a Spark DataFrame (`catalog_table` when it is a table of the catalog)
+
+    `types` are (column, Spark type) pairs where udflow knows them: a CSV's (declared or
+    inferred) and a DataFrame's, for all its columns (`columns` may keep fewer: `fields=`).
+    A DataFrame compares by identity, as Spark's do.
+    """
 
     table: str
     fields: Fields
@@ -82,8 +94,19 @@ class Source(Node):
     path: Optional[str] = None
     format: Optional[str] = None
     rows: tuple[dict, ...] = field(default=(), compare=False, repr=False)
+    types: tuple[tuple[str, str], ...] = ()
+    dataframe: Any = field(default=None, repr=False)
+    catalog_table: Optional[str] = None
 
     kind = "source"
+
+    @property
+    def in_memory(self) -> bool:
+        return self.format is None
+
+    @property
+    def is_dataframe(self) -> bool:
+        return self.format == "dataframe"
 
     def column_of(self, field_name: str) -> str:
         """The table's own column name behind a (prefixed) field."""

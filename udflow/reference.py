@@ -22,16 +22,16 @@ a bag is a list whose order means nothing.
 
 from __future__ import annotations
 
-import csv
 import inspect
-import os
 from typing import Any, Callable, Iterable, Iterator
 
-from udflow.errors import UdfRuntimeError
+from udflow import sources
+from udflow.errors import UdflowError, UdfRuntimeError
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 
 Record = dict
 RECORD_REPR_LIMIT = 500
+MAX_DATAFRAME_ROWS = 100_000  # a DataFrame source the reference interpreter will collect
 
 
 def run(node: Node) -> list[Record]:
@@ -59,11 +59,13 @@ def run(node: Node) -> list[Record]:
 
 
 def read_source(node: Source) -> list[Record]:
-    if node.path is None:
+    if node.in_memory:
         rows: Iterable[dict] = node.rows  # already prefixed by `source(...)`
         return [{f: r.get(f) for f in node.fields} for r in rows]
-    if node.format == "csv":
-        raw = read_csv(node.path)
+    if node.is_dataframe:
+        raw = read_dataframe(node)
+    elif node.format == "csv":
+        raw = sources.csv_rows(node.table, node.path, node.types)
     else:
         raw = read_parquet(node.path)
     return [{node.prefix + c: r.get(c) for c in node.columns} for r in raw]
@@ -76,19 +78,17 @@ def read_parquet(path: str) -> list[dict]:
     return ds.dataset(path, format="parquet").to_table().to_pylist()
 
 
-def read_csv(path: str) -> list[dict]:
-    """Rows of a CSV file (or folder of them) with a header line, every value a str.
-
-    An empty field is None, as Spark's CSV reader reads it.
-    """
-    files = [path]
-    if os.path.isdir(path):
-        files = [os.path.join(path, f) for f in sorted(os.listdir(path)) if not f.startswith(("_", "."))]
-    rows = []
-    for name in files:
-        with open(name, newline="") as fh:
-            for r in csv.DictReader(fh):
-                rows.append({k: (v if v != "" else None) for k, v in r.items()})
+def read_dataframe(node: Source) -> list[dict]:
+    """A DataFrame's rows, collected through Arrow as the Spark engine collects them; one
+    larger than MAX_DATAFRAME_ROWS is refused rather than pulled into the driver."""
+    rows = node.dataframe.limit(MAX_DATAFRAME_ROWS + 1).toArrow().to_pylist()
+    if len(rows) > MAX_DATAFRAME_ROWS:
+        what = f"table {node.catalog_table!r}" if node.catalog_table else "DataFrame"
+        raise UdflowError(
+            f"{node.label}: the reference interpreter runs in this Python process and collects its "
+            f"sources; this {what} has more than {MAX_DATAFRAME_ROWS:,} rows. Run the flow on "
+            "Spark (engine='spark'), or give the reference a sample: source(..., dataframe=df.limit(n))"
+        )
     return rows
 
 

@@ -1,11 +1,12 @@
 """Statistics the cost model starts from: source sizes and distinct counts, and function profiles.
 
 Sources (`source_statistics`): the row count comes from parquet metadata (for
-CSV and in-memory rows the records are counted); the bytes per record are Spark
+CSV and in-memory rows the records are counted; for a DataFrame or table, from
+Catalyst's estimate of its plan, never a scan); the bytes per record are Spark
 row bytes (`record_bytes`) averaged over the first records, the same records
 sampling reads. Distinct counts are computed only for the fields the flow uses as keys
 (Match, CoGroup and Reduce keys, a source's primary key is distinct by
-definition).
+definition); a DataFrame's are scaled up from its first records (`scaled_distinct`).
 
 Functions (`profile_functions`): every function is *run* on a sample of its
 real input, as the paper's "runtime profiling" (section 7.1): the first
@@ -108,35 +109,68 @@ def _mtime(path: str) -> float:
     return max(os.path.getmtime(f) for f in _files(path))
 
 
-def _csv_rows(path: str) -> int:
-    import pyarrow.csv as pcsv
+def _csv_rows(src: Source) -> int:
+    from udflow import sources
 
-    return sum(pcsv.read_csv(file).num_rows for file in _files(path))
+    return sum(1 for _ in sources.csv_records(src.table, src.path, tuple(c for c, _ in src.types)))
 
 
 def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStatistics:
     """Rows, bytes per record and the distinct counts of `key_fields` of one source."""
     wanted = [f for f in dict.fromkeys(key_fields) if f in src.fields]
-    if src.path is None:
+    if src.in_memory:
         rows = len(src.rows)
         width = _mean_width(src.rows)
         distinct = tuple(
             (f, len({_hashable(r.get(f)) for r in src.rows} - {None})) for f in wanted
         )
         return SourceStatistics(rows, width, distinct)
+    if src.is_dataframe:
+        return _dataframe_statistics(src, wanted)
     mtime = _mtime(src.path)
     # Bytes per record as Spark holds them, on the first records (the sample's records):
     # a column file's compressed or encoded size says little about what a shuffle moves.
     if src.format == "csv":
-        rows, width = _csv_rows(src.path), _mean_width(head(src, DEFAULT_SAMPLE_SIZE))
-    else:
-        rows, width = _parquet_rows(src.path, mtime), _parquet_width(src.path, src.columns, src.fields, mtime)
+        rows, width = _csv_rows(src), _mean_width(head(src, DEFAULT_SAMPLE_SIZE))
+        typed = head(src, rows)
+        distinct = tuple((f, len({_hashable(r.get(f)) for r in typed} - {None})) for f in wanted)
+        return SourceStatistics(rows, width, distinct)
+    rows, width = _parquet_rows(src.path, mtime), _parquet_width(src.path, src.columns, src.fields, mtime)
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
     distinct = tuple(
         (f, rows if f in primary else _distinct_in_file(src.path, src.format or "parquet", src.column_of(f), mtime))
         for f in wanted
     )
     return SourceStatistics(rows, width, distinct)
+
+
+def _dataframe_statistics(src: Source, wanted: list[str]) -> SourceStatistics:
+    """A DataFrame's statistics without a scan: rows from Catalyst's plan estimate, bytes per
+    record and distinct counts from its first DEFAULT_SAMPLE_SIZE records."""
+    from udflow.spark_backend import frames
+
+    rows, _ = frames.size_estimate(src.dataframe)
+    sample = head(src, DEFAULT_SAMPLE_SIZE)
+    rows = max(rows, len(sample))
+    primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
+    distinct = tuple(
+        (f, rows if f in primary else scaled_distinct([r.get(f) for r in sample], rows)) for f in wanted
+    )
+    return SourceStatistics(rows, _mean_width(sample), distinct)
+
+
+def scaled_distinct(values: list, rows: int) -> int:
+    """Distinct values among `rows` records, from a sample of them: the GEE estimator
+    (Charikar et al., PODS 2000), sqrt(rows / n) * (values seen once) + (values seen more)."""
+    from collections import Counter
+
+    counts = Counter(_hashable(v) for v in values if v is not None)
+    n = len(values)
+    if not n or rows <= n:
+        return len(counts)
+    once = sum(1 for c in counts.values() if c == 1)
+    estimate = (rows / n) ** 0.5 * once + (len(counts) - once)
+    return max(1, min(rows, round(estimate)))
 
 
 def _hashable(value: Any) -> Any:
@@ -263,14 +297,19 @@ def sample_plan(root: Node, sample_size: int) -> tuple[Node, dict[str, _Counter]
 
 def head(src: Source, n: int) -> list[dict]:
     """The first `n` records of a source, with the flow's (prefixed) field names."""
-    if src.path is None:
+    if src.in_memory:
         return [dict(r) for r in src.rows[:n]]
-    if src.format == "csv":
-        # CSV values are typed by whoever reads them: take the reference interpreter's reading
-        from udflow import reference
+    if src.is_dataframe:
+        from udflow.spark_backend import frames
 
-        return reference.run(src)[:n]
-    return list(_head_of_file(src.path, src.format or "parquet", src.columns, src.fields, n, _mtime(src.path)))
+        raw = frames.head(src.dataframe, n)
+    elif src.format == "csv":
+        from udflow import sources
+
+        raw = sources.csv_rows(src.table, src.path, src.types, limit=n)
+    else:
+        return list(_head_of_file(src.path, src.format or "parquet", src.columns, src.fields, n, _mtime(src.path)))
+    return [{src.prefix + c: r.get(c) for c in src.columns} for r in raw]
 
 
 @lru_cache(maxsize=64)

@@ -8,7 +8,9 @@
 local[*] session (see `session.get_session`). `hints` maps operator labels to
 "broadcast_left" / "broadcast_right" / "shuffle" for Match and Cross.
 An exception in a user function surfaces as `udflow.errors.UdfRuntimeError`
-naming the operator, the function and the record (see `udf`).
+naming the operator, the function and the record (see `udf`). Before a flow
+runs, its executors get udflow's code and the user's modules, and their Python
+is checked (see `ship`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Optional
 
 from udflow.errors import UdflowError
 from udflow.plan import Node
+from udflow.spark_backend import ship
 from udflow.spark_backend.lower import Lowering
 from udflow.spark_backend.schema import output_types
 from udflow.spark_backend.session import get_session
@@ -25,14 +28,21 @@ from udflow.spark_backend.udf import translated
 __all__ = ["collect", "to_dataframe", "write", "get_session", "output_types"]
 
 
+def session_for(node: Node, spark: Any = None):
+    """The session `node` runs on, its executors able to run `node`'s functions."""
+    session = get_session(spark)
+    ship.prepare(session, node)
+    return session
+
+
 def to_dataframe(node: Node, spark: Any = None, hints: Optional[dict] = None):
     """The lowered DataFrame. Errors in user functions surface when the caller runs an action."""
-    return Lowering(get_session(spark), hints).typed(node)
+    return Lowering(session_for(node, spark), hints).typed(node)
 
 
 def collect(node: Node, spark: Any = None, hints: Optional[dict] = None) -> list[dict]:
     """Run the plan on Spark; its records as dicts (a bag: the order means nothing)."""
-    lowering = Lowering(get_session(spark), hints)
+    lowering = Lowering(session_for(node, spark), hints)
     try:
         return lowering.records(node)
     finally:
@@ -54,7 +64,7 @@ def write(
     before, whatever the failed job created there (an empty folder, a
     `_temporary` folder) is removed too.
     """
-    session = get_session(spark)
+    session = session_for(node, spark)
     lowering = Lowering(session, hints)
     existed = _exists(session, path)
     if existed and mode in ("errorifexists", "error", "default"):

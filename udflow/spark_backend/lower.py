@@ -1,6 +1,7 @@
 """Lowering a plan to PySpark DataFrames.
 
-    Source (parquet / CSV)      spark.read, columns renamed with the prefix
+    Source (parquet / CSV)      spark.read (a CSV with its types), columns renamed with the prefix
+    Source (DataFrame / table)  the DataFrame itself, columns renamed with the prefix
     Source (rows)               createDataFrame with a schema inferred from every value
     Match, fn=None              native inner equi-join (a None key matches nothing)
     Cross, fn=None              native crossJoin
@@ -54,7 +55,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
 
+from udflow import sources
 from udflow.errors import UdflowError
+from udflow.fields import output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import native_ops
 from udflow.spark_backend import udf as executor
@@ -143,7 +146,7 @@ class Lowering:
     # -- sources -------------------------------------------------------------
 
     def source(self, node: Source) -> DataFrame:
-        if node.path is None:
+        if node.in_memory:
             schema = rows_schema(node.label, node.fields, list(node.rows))
             doubles = {f.name for f in schema.fields if isinstance(f.dataType, DoubleType)}
             data = [
@@ -151,11 +154,28 @@ class Lowering:
                 for r in node.rows
             ]
             return self.spark.createDataFrame(data, schema)
-        if node.format == "csv":
-            df = self.spark.read.option("header", "true").csv(node.path)
+        if node.is_dataframe:
+            df = node.dataframe
+        elif node.format == "csv":
+            df = self.csv(node)
         else:
             df = self.spark.read.parquet(node.path)
         return df.select([col(c).alias(node.prefix + c) for c in node.columns])
+
+    def csv(self, node: Source) -> DataFrame:
+        """A CSV read with the source's types (declared or inferred when it was built), as the
+        reference interpreter reads it: RFC 4180 quotes, quoted newlines, a value the type
+        does not admit an error (FAILFAST), an empty field None."""
+        return (
+            self.spark.read.schema(sources.ddl(node.types))
+            .option("header", "true")
+            .option("mode", "FAILFAST")
+            .option("multiLine", "true")
+            .option("escape", '"')
+            .option("nanValue", "NaN").option("positiveInf", "Inf").option("negativeInf", "-Inf")
+            .option("dateFormat", "yyyy-MM-dd")
+            .csv(node.path)
+        )
 
     # -- unary ---------------------------------------------------------------
 
@@ -169,8 +189,6 @@ class Lowering:
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
-        from udflow.flow import read_projection
-
         inp = self.lower(node.input)
         shown = None if inp.pickled else read_projection(node)
         if shown is not None:
@@ -353,8 +371,6 @@ def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType
     if isinstance(node, Custom):
         return None
     try:
-        from udflow.flow import properties_of
-
         props = properties_of(node)
     except Exception:  # noqa: BLE001 - no analysis result: the output stays pickled
         return None
@@ -367,8 +383,6 @@ def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType
 def _forwards_records(node: Map) -> bool:
     """Whether analysis shows every record the function emits is its input record unchanged
     (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
-    from udflow.flow import properties_of, read_projection
-
     if node.is_filter or read_projection(node) is None:
         return False
     return not properties_of(node).writes
@@ -378,8 +392,6 @@ def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
     """The columns a filter or copying map is shown (`UdfProperties.read_projection`), None
     for all. Building Python values for the other columns is what such a function mostly
     costs (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
-    from udflow.flow import read_projection
-
     shown = read_projection(node)
     return None if shown is None else [name for name in schema.names if name in shown]
 
@@ -407,8 +419,6 @@ def _nonnull_fields(node: Node) -> frozenset:
 
 def _known_fields(node: Node) -> Optional[frozenset[str]]:
     try:
-        from udflow.flow import output_fields
-
         return output_fields(node)
     except Exception:  # noqa: BLE001 - unknown is a valid answer
         return None

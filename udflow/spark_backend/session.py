@@ -5,9 +5,9 @@
                         ->  an embedded local[*] session      else one created on first use
 
 Python workers must run an interpreter that has pyarrow (udflow's functions run
-over Arrow batches). In local mode, when the user configured no interpreter
-(`PYSPARK_PYTHON` / `spark.pyspark.python`), the driver's own interpreter is
-used, which is the one udflow is installed in.
+over Arrow batches); udflow ships its own code to them (`ship`). The
+interpreter is `spark.pyspark.python` when set, else `PYSPARK_PYTHON`, as Spark
+documents; in local mode with neither, the driver's own interpreter.
 """
 
 from __future__ import annotations
@@ -40,12 +40,15 @@ def get_session(spark: SparkSession | None = None) -> SparkSession:
 
 
 def _use_this_python(spark: SparkSession) -> SparkSession:
-    """In local mode with no interpreter configured, run workers on the driver's Python."""
+    """The executors' interpreter as Spark documents it: `spark.pyspark.python`, else
+    `PYSPARK_PYTHON`; in local mode with neither, the driver's own (where udflow and
+    pyarrow are installed). PySpark itself reads only the environment variable."""
     sc = spark.sparkContext
-    if os.environ.get("PYSPARK_PYTHON") or not sc.master.startswith("local"):
-        return spark
-    # PySpark reads only the environment variable; honour the config key too.
-    sc.pythonExec = sc.getConf().get("spark.pyspark.python") or sys.executable
+    configured = sc.getConf().get("spark.pyspark.python")
+    if configured:
+        sc.pythonExec = configured
+    elif not os.environ.get("PYSPARK_PYTHON") and sc.master.startswith("local"):
+        sc.pythonExec = sys.executable
     return spark
 
 

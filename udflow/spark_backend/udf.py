@@ -30,11 +30,13 @@ from typing import Any, Callable, Iterator, Optional
 import pyarrow as pa
 
 from udflow.errors import UdfRuntimeError
+from udflow.sources import SourceValueError
 
 RECORD_REPR_LIMIT = 500
 BLOB = "__udflow_record"
 KEY = "__udflow_key"
 _MARKER = re.compile(r"<<udflow:([A-Za-z0-9+/=]+):udflow>>")
+_MALFORMED = re.compile(r"Malformed records are detected in record parsing[^\n]*")  # Spark's FAILFAST CSV read
 
 
 class MarkedFailure(RuntimeError):
@@ -53,10 +55,17 @@ def translated() -> Iterator[None]:
     except MarkedFailure as exc:  # raised on the driver itself
         raise UdfRuntimeError(exc.message) from None
     except Exception as exc:  # noqa: BLE001 - only marked failures are translated
-        found = _MARKER.search(str(exc)) or _MARKER.search(repr(getattr(exc, "desc", "")))
-        if found is None:
-            raise
-        raise UdfRuntimeError(base64.b64decode(found.group(1)).decode()) from None
+        text = str(exc)
+        found = _MARKER.search(text) or _MARKER.search(repr(getattr(exc, "desc", "")))
+        if found is not None:
+            raise UdfRuntimeError(base64.b64decode(found.group(1)).decode()) from None
+        malformed = _MALFORMED.search(text)
+        if malformed is not None:
+            raise SourceValueError(
+                f"a source file holds a value its column's type does not admit ({malformed.group(0)}); "
+                "declare the column's type with source(..., schema={...})"
+            ) from None
+        raise
 
 
 # ---------------------------------------------------------------------------

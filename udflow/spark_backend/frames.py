@@ -1,0 +1,103 @@
+"""DataFrame and catalog-table sources: what udflow needs to know of them, without a scan.
+
+    checked_dataframe(name, df)   the DataFrame, or an error naming the source
+    catalog_table(name, "db.tbl") the table as a DataFrame of the active session
+    column_types(df)              ((column, Spark type), ...) from its schema
+    size_estimate(df)             (rows or None, bytes) from Catalyst's optimized-plan statistics
+    head(df, n)                   its first n records as dicts, as the Spark engine returns them
+
+Statistics for the cost model come from `size_estimate` and a bounded `head`;
+nothing here runs a job over the whole DataFrame.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pyspark.errors import AnalysisException
+from pyspark.sql import DataFrame
+
+from udflow.errors import FlowConstructionError
+from udflow.spark_backend.session import get_session
+
+
+def checked_dataframe(name: str, df: Any) -> DataFrame:
+    if not isinstance(df, DataFrame):
+        raise FlowConstructionError(
+            f"source {name!r}: dataframe= must be a pyspark.sql.DataFrame, got {type(df).__name__}"
+        )
+    return df
+
+
+def catalog_table(name: str, table: str) -> DataFrame:
+    """`spark.table(table)` on the active session (or udflow's own), its absence a clear error."""
+    spark = get_session()
+    try:
+        return spark.table(table)
+    except AnalysisException as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise FlowConstructionError(f"source {name!r}: cannot read table {table!r}: {first}") from None
+
+
+def column_types(df: DataFrame) -> tuple[tuple[str, str], ...]:
+    return tuple((f.name, f.dataType.simpleString()) for f in df.schema.fields)
+
+
+def size_estimate(df: DataFrame) -> tuple[int, int]:
+    """(rows, bytes) of the DataFrame as Catalyst estimates them, without running it.
+
+    Rows come from a row-count statistic of the plan when Catalyst has one (a table
+    analysed with `ANALYZE TABLE ... COMPUTE STATISTICS`); for a plan that only
+    projects one leaf, from the leaf's row count (a range) or its parquet footers;
+    otherwise from the plan's size estimate over its row size (exact for in-memory
+    data; for other files, bytes on disk over row bytes, an underestimate)."""
+    plan = df._jdf.queryExecution().optimizedPlan()
+    stats = plan.stats()
+    size = int(str(stats.sizeInBytes()))
+    if stats.rowCount().isDefined():
+        return int(str(stats.rowCount().get())), size
+    leaf = _projected_leaf(plan)
+    if leaf is not None:
+        leaf_rows = leaf.stats().rowCount()
+        if leaf_rows.isDefined():
+            return int(str(leaf_rows.get())), size
+        footers = _parquet_footer_rows(df, leaf)
+        if footers is not None:
+            return footers, size
+    return max(1, size // (8 + int(df._jdf.schema().defaultSize()))), size
+
+
+def _projected_leaf(plan: Any) -> Any:
+    """The leaf under a chain of projections (which keep the row count), else None."""
+    while plan.getClass().getSimpleName() == "Project":
+        plan = plan.children().apply(0)
+    return plan if plan.children().size() == 0 else None
+
+
+def _parquet_footer_rows(df: DataFrame, leaf: Any) -> Optional[int]:
+    """The row count in the parquet footers of the files a file relation reads."""
+    if leaf.getClass().getSimpleName() != "LogicalRelation":
+        return None
+    files = df.inputFiles()
+    if not files or not all(f.endswith(".parquet") for f in files):
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.ParquetFile(_local(f)).metadata.num_rows for f in files)
+    except (OSError, ValueError):
+        return None  # not readable from the driver (a remote filesystem): fall back to bytes
+
+
+def _local(uri: str) -> str:
+    return uri[len("file:"):] if uri.startswith("file:") else uri
+
+
+def head(df: DataFrame, n: int) -> list[dict]:
+    """The first `n` records, typed as the Spark engine's `collect` types them (through Arrow).
+
+    `limit(n).collect()` reads partitions one after another until it has `n` rows (Spark's
+    `executeTake`); `limit(n).toArrow()` would start every partition. The rows go through
+    Arrow locally so that timestamps and decimals are what a flow's functions see on Spark."""
+    rows = df.limit(n).collect()
+    return df.sparkSession.createDataFrame(rows, df.schema).toArrow().to_pylist()
