@@ -11,7 +11,7 @@ cannot raise on a parquet column of non-null decimals, it can on a CSV column
     int        int, bool               integer and boolean columns
     float      float                   floating point columns
     decimal    decimal.Decimal         decimal columns
-    str        str                     string columns; every CSV column
+    str        str                     string columns
     date       datetime.date           date columns
     datetime   datetime.datetime       timestamp columns
     None       anything else, or mixed (unknown)
@@ -21,14 +21,14 @@ function may raise on (a `udflow.analysis.properties.RaiseSite`) is safe.
 
 A field is non-null only when the data says so: a parquet column declared
 `not null`, or one whose row-group statistics count no null; an in-memory
-`rows=` source whose every record has a value for it. Nothing else is trusted.
+`rows=` source whose every record has a value for it. A CSV's and a
+DataFrame's columns have the family of their Spark type and may be None.
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
-import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -91,19 +91,23 @@ def attribute_types(root, changes) -> dict[str, FieldType]:
 def source_field_types(source: Source) -> dict[str, FieldType]:
     """Field -> FieldType for every field of `source` (UNKNOWN where nothing can be proven)."""
     try:
-        if source.path is None:
+        if source.in_memory:
             by_column = _rows_types(source.rows, source.columns)
-        elif (source.format or _extension(source.path)) == "parquet":
+        elif source.format == "parquet":
             by_column = _parquet_types(source.path)
-        else:
-            by_column = {c: FieldType("str", True) for c in source.columns}
+        else:  # a CSV (declared or inferred types) or a DataFrame: Spark's types, None possible
+            by_column = {c: FieldType(_spark_family(t), True) for c, t in source.types}
     except Exception:  # noqa: BLE001 - unreadable metadata proves nothing
         by_column = {}
     return {f: by_column.get(c, UNKNOWN) for f, c in zip(source.fields, source.columns)}
 
 
-def _extension(path: str) -> str:
-    return os.path.splitext(path.rstrip("/"))[1].lstrip(".").lower() or "parquet"
+_SPARK_FAMILIES = {"bigint": "int", "int": "int", "smallint": "int", "tinyint": "int", "boolean": "int",
+                   "double": "float", "float": "float", "string": "str", "date": "date"}
+
+
+def _spark_family(spark_type: str) -> Optional[str]:
+    return "decimal" if spark_type.startswith("decimal(") else _SPARK_FAMILIES.get(spark_type)
 
 
 def _rows_types(rows, columns) -> dict[str, FieldType]:

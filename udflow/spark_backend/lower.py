@@ -209,7 +209,6 @@ class Lowering:
         input is typed, it has a model and every term has an exact native form; else None."""
         if not self.native:
             return None
-        from udflow.flow import properties_of
 
         try:
             model = properties_of(node).model
@@ -400,7 +399,6 @@ def _nonnull_fields(node: Node) -> frozenset:
     """The fields of `node`'s records the data proves never None: source fields so typed
     (`udflow.field_types`) that no operator below gives another value."""
     from udflow.field_types import attribute_types
-    from udflow.flow import properties_of
 
     changes = []
     for n in node.walk():
