@@ -22,13 +22,23 @@ import udflow as uf
 from udflow.engine.optimize import optimize
 
 
-def generated_flow(joins: int = 12, rows: int = 200, seed: int = 7, filters: int = 2, star: int = 2) -> uf.Flow:
+SHAPES = ("chain", "star", "snowflake")
+
+
+def generated_flow(
+    joins: int = 12, rows: int = 200, seed: int = 7, filters: int = 2, star: int = 2, maps: int = 0,
+    join_udfs: int = 0,
+) -> uf.Flow:
     """A fact table F joined with `joins` dimensions: a chain F-C1-C2-... and a star F-S1, F-S2, ... of `star`.
 
     The first `filters` dimensions get a filter above all joins on one of their
     attributes, which may move down into its dimension; the joins can be
     reordered and re-associated. (Each free filter multiplies the plan space:
-    its placements are independent of the join order.)
+    its placements are independent of the join order.) `maps` computing Maps
+    (each writes a new field from the fact's value) sit between the joins: the
+    first directly above the fact table, the next above the first join, and so
+    on. The first `join_udfs` Matches of the chain carry a Python function
+    (`{**left, **right}` with a computed field) instead of concatenating.
     """
     rng = random.Random(seed)
     chain = joins - star
@@ -49,25 +59,62 @@ def generated_flow(joins: int = 12, rows: int = 200, seed: int = 7, filters: int
                 r[f"{name}_{nxt}"] = rng.randrange(size[nxt])
         return uf.source(name, rows=records, key=[f"{name}_key"], foreign_keys=fks)
 
-    fact_fks = {(f"f_{d}",): (d, (f"{d}_key",)) for d in ["c1"] + [f"s{i}" for i in range(1, star + 1)]}
+    referenced = (["c1"] if chain else []) + [f"s{i}" for i in range(1, star + 1)]
+    fact_fks = {(f"f_{d}",): (d, (f"{d}_key",)) for d in referenced}
     fact = uf.source(
         "fact",
         rows=[
-            {"f_id": i, "f_value": rng.random(), **{f"f_{d}": rng.randrange(size[d]) for d in ["c1"] + [f"s{j}" for j in range(1, star + 1)]}}
+            {"f_id": i, "f_value": rng.random(), **{f"f_{d}": rng.randrange(size[d]) for d in referenced}}
             for i in range(rows)
         ],
         key=["f_id"],
         foreign_keys=fact_fks,
     )
-    flow = fact
+    flow = _computed(fact, 0) if maps > 0 else fact
+    done = 0
     for i in range(1, chain + 1):
         on_left = "f_c1" if i == 1 else f"c{i - 1}_c{i}"
-        flow = flow.match(dimension(f"c{i}", None), on=(on_left, f"c{i}_key"))
+        udf = _joined(f"c{i}") if i <= join_udfs else None
+        flow = flow.match(dimension(f"c{i}", None), on=(on_left, f"c{i}_key"), f=udf)
+        done += 1
+        flow = _computed(flow, done) if done < maps else flow
     for i in range(1, star + 1):
         flow = flow.match(dimension(f"s{i}", None), on=(f"f_s{i}", f"s{i}_key"))
+        done += 1
+        flow = _computed(flow, done) if done < maps else flow
     for d in dims[:filters]:
         flow = flow.filter(_attr_below(d, rng.randint(2, 9)), name=f"Filter({d})")
     return flow
+
+
+def shaped_flow(joins: int, shape: str = "snowflake", filters: int = 2, maps: int = 0, seed: int = 7) -> uf.Flow:
+    """`generated_flow` in one of three shapes: a chain of dimensions (each joined to the
+    previous one), a star (every dimension joined to the fact table), or a snowflake (a
+    chain with a star of a quarter of the dimensions on the fact table)."""
+    star = {"chain": 0, "star": joins, "snowflake": max(1, joins // 4)}[shape]
+    return generated_flow(joins, seed=seed, filters=filters, star=star, maps=maps)
+
+
+def _computed(flow: uf.Flow, i: int) -> uf.Flow:
+    """A Map computing a new field from the fact's value (a UDF between the joins)."""
+    field = f"f_score{i}"
+
+    def score(r):
+        return {**r, field: r["f_value"] * (i + 2)}
+
+    score.__name__ = f"score{i}"
+    return flow.map(score, name=f"Map(score{i})")
+
+
+def _joined(dim: str):
+    """A Match function: the pair concatenated, with a field computed from both sides."""
+    field = f"{dim}_weighted"
+
+    def join(left, right):
+        return {**left, **right, field: left["f_value"] * right[f"{dim}_attr"]}
+
+    join.__name__ = f"join_{dim}"
+    return join
 
 
 def _attr_below(dim: str, limit: int):

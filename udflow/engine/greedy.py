@@ -1,0 +1,85 @@
+"""Greedy improvement, for plan spaces too large for the group search (auto mode's last resort).
+
+Starting from the plan as written, apply the one exchange, anywhere in the plan,
+that lowers the estimated cost the most (steepest descent), and repeat until no
+exchange lowers it or the budget runs out. Each step is one of the RuleBook's
+exchanges, so every plan it passes through is valid, and the chain of
+certificates leads from the plan as written to it, as in full enumeration.
+
+This is a heuristic, like Postgres's genetic optimizer or DuckDB's greedy join
+order beyond their limits: it stops in a local minimum, e.g. a join order that
+pays only after two exchanges. Its cost per step is one question per new subtree
+(the ones on the path of the last change) and one costing per neighbour.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Optional
+
+from udflow.engine.budget import Clock
+from udflow.engine.memo import ExchangeMemo, Interner
+from udflow.engine.search import Candidate
+from udflow.plan import Node
+
+IMPROVEMENT = 1e-9  # relative: a smaller change is rounding, not a better plan
+
+
+class Descent:
+    """Steepest descent over the plans reachable by one exchange at a time."""
+
+    def __init__(
+        self,
+        exchanges: ExchangeMemo,
+        interner: Interner,
+        cost: Callable[[Node], float],
+        clock: Optional[Clock] = None,
+    ) -> None:
+        self._exchanges = exchanges
+        self._interner = interner
+        self._cost = cost
+        self._clock = clock
+        self.complete = True  # False when the budget stopped the descent
+        self.considered = 0  # neighbours costed
+
+    def run(self, root: Node) -> list[Candidate]:
+        """The plans the descent passed through: the plan as written first, the cheapest last."""
+        current = Candidate(root, ())
+        visited = [current]
+        cost = self._cost(root)
+        while True:
+            if self._clock is not None and self._clock.expired("improving", len(visited)):
+                self.complete = False
+                break
+            move = self._best_move(current.node, cost)
+            if move is None:
+                break
+            cost, tree, exchange = move
+            current = Candidate(tree, current.chain + (exchange,))
+            visited.append(current)
+        return visited
+
+    def _best_move(self, plan: Node, cost: float) -> Optional[tuple]:
+        best = None
+        for path, subtree in _subtrees(plan, ()):
+            for exchange in self._exchanges(subtree):
+                tree = self._replace(plan, path, exchange.after)
+                c = self._cost(tree)
+                self.considered += 1
+                if c < cost - abs(cost) * IMPROVEMENT and (best is None or c < best[0]):
+                    best = (c, tree, exchange)
+        return best
+
+    def _replace(self, node: Node, path: tuple[int, ...], new: Node) -> Node:
+        if not path:
+            return new
+        inputs = list(node.inputs)
+        inputs[path[0]] = self._replace(inputs[path[0]], path[1:], new)
+        return self._interner.rebuild(node, tuple(inputs))
+
+
+def _subtrees(node: Node, path: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], Node]]:
+    """Every subtree with an operator at its root, with the input positions leading to it."""
+    if node.inputs:
+        yield path, node
+    for i, child in enumerate(node.inputs):
+        yield from _subtrees(child, path + (i,))
