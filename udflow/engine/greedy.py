@@ -32,41 +32,66 @@ class Descent:
         exchanges: ExchangeMemo,
         interner: Interner,
         cost: Callable[[Node], float],
+        rows: Callable[[Node], float],
         clock: Optional[Clock] = None,
+        patience: int = 8,
     ) -> None:
         self._exchanges = exchanges
         self._interner = interner
         self._cost = cost
+        self._rows = rows
         self._clock = clock
         self.complete = True  # False when the budget stopped the descent
+        self.patience = patience
         self.considered = 0  # neighbours costed
 
     def run(self, root: Node) -> list[Candidate]:
-        """The plans the descent passed through: the plan as written first, the cheapest last."""
+        """The plans that improved on the best so far: the plan as written first, the cheapest last.
+
+        Steepest descent on (estimated cost, rows produced), continued past a local minimum
+        as a tabu search: the walk moves to the best neighbour it has not visited, even a
+        dearer one, and stops after `patience` moves without a new best. The rows produced
+        (the sum over the plan's operators) break ties of cost: a filter moved below a
+        broadcast join costs the same there (the streamed side's rows are free), but it is
+        the step towards a place where fewer rows do pay."""
         current = Candidate(root, ())
-        visited = [current]
-        cost = self._cost(root)
-        while True:
-            if self._clock is not None and self._clock.expired("improving", len(visited)):
+        improved = [current]
+        best = self._score(root)
+        visited = {self._interner.id_of(root)}
+        stalled = 0
+        while stalled <= self.patience:
+            if self._clock is not None and self._clock.expired("improving", len(improved)):
                 self.complete = False
                 break
-            move = self._best_move(current.node, cost)
+            move = self._best_move(current.node, visited)
             if move is None:
                 break
-            cost, tree, exchange = move
+            score, tree, exchange = move
+            visited.add(self._interner.id_of(tree))
             current = Candidate(tree, current.chain + (exchange,))
-            visited.append(current)
-        return visited
+            if score < best:
+                best, stalled = score, 0
+                improved.append(current)
+            else:
+                stalled += 1
+        return improved
 
-    def _best_move(self, plan: Node, cost: float) -> Optional[tuple]:
+    def _score(self, tree: Node) -> tuple[float, float]:
+        """(cost, rows produced), the cost rounded so that rounding differences tie."""
+        return (float(f"{self._cost(tree):.9g}"), sum(self._rows(n) for n in tree.walk() if n.inputs))
+
+    def _best_move(self, plan: Node, visited: set) -> Optional[tuple]:
+        """The best neighbour of `plan` not visited yet: (score, tree, exchange)."""
         best = None
         for path, subtree in _subtrees(plan, ()):
             for exchange in self._exchanges(subtree):
                 tree = self._replace(plan, path, exchange.after)
-                c = self._cost(tree)
+                if self._interner.id_of(tree) in visited:
+                    continue
+                score = self._score(tree)
                 self.considered += 1
-                if c < cost - abs(cost) * IMPROVEMENT and (best is None or c < best[0]):
-                    best = (c, tree, exchange)
+                if best is None or score < best[0]:
+                    best = (score, tree, exchange)
         return best
 
     def _replace(self, node: Node, path: tuple[int, ...], new: Node) -> Node:
