@@ -36,8 +36,11 @@ class Clock:
         budget_s: Optional[float] = None,
         progress: Optional[Callable[[Progress], None]] = None,
         every_s: float = 1.0,
+        timer: Callable[[], float] = time.perf_counter,
     ) -> None:
-        self.started = time.perf_counter()
+        """`timer`: seconds from any origin (tests pass one that advances per call)."""
+        self._timer = timer
+        self.started = timer()
         self.budget_s = budget_s
         self.deadline = None if budget_s is None else self.started + budget_s
         self._progress = progress
@@ -47,7 +50,7 @@ class Clock:
 
     def expired(self, phase: str, done: Optional[int] = None) -> bool:
         """Whether the budget has run out (reporting progress when a report is due)."""
-        now = time.perf_counter()
+        now = self._timer()
         if self._progress is not None and now >= self._next_report:
             self._next_report = now + self._every_s
             self._progress(Progress(phase, done, now - self.started, self.budget_s))
@@ -59,4 +62,4 @@ class Clock:
 
     @property
     def elapsed(self) -> float:
-        return time.perf_counter() - self.started
+        return self._timer() - self.started

@@ -73,6 +73,7 @@ def optimize(
     keep: int = KEEP,
     budget_s: Optional[float] = None,
     progress: Optional[Callable[[Progress], None]] = None,
+    clock: Optional[Clock] = None,
 ) -> Optimized:
     """The cheapest valid reordering of `flow`, the best alternatives, and why; see `Optimized`.
 
@@ -85,7 +86,7 @@ def optimize(
     against). Full enumeration keeps the `keep` cheapest plans and the plan as written.
     `budget_s`: seconds for the search; when they run out the best plan found so far is
     returned (`opt.alternatives.complete` is False). `progress(Progress)` is called about
-    once a second during the search. `profiles` reuses function profiles of an earlier
+    once a second during the search (`clock`, a `budget.Clock`, replaces both). `profiles` reuses function profiles of an earlier
     run (skips sampling). `spark` is accepted for symmetry with `collect`; statistics
     never need a Spark job.
     """
@@ -104,7 +105,7 @@ def optimize(
     timings["sampling"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    clock = Clock(budget_s, progress)
+    clock = clock or Clock(budget_s, progress)
     interner = Interner()
     model = CostModel(sources, profiles, interner, keyed=keyed_operators(root))
     with _collector_paused():
@@ -124,7 +125,7 @@ def optimize(
     root_id = interner.id_of(root)
     original = next(a for a in ranked if interner.id_of(a.node) == root_id)
     if not found.complete:
-        reason += f"; the budget of {budget_s:g} s ran out while {clock.ran_out}: the best plan found so far"
+        reason += f"; the budget of {clock.budget_s:g} s ran out while {clock.ran_out}: the best plan found so far"
 
     def why_not(a: str, b: str):
         with RuleBook(root, properties=properties) as book:

@@ -74,11 +74,11 @@ def _csg(graph: dict[int, set[int]]) -> Iterator[frozenset]:
 
 def _grow(graph: dict[int, set[int]], subset: frozenset, excluded: frozenset) -> Iterator[frozenset]:
     frontier = sorted(set().union(*(graph[v] for v in subset)) - excluded)
-    grown = [subset | extra for extra in _nonempty_subsets(frontier)]
-    yield from grown
+    for extra in _nonempty_subsets(frontier):  # generated twice rather than kept: 2^20 for a star
+        yield subset | extra
     excluded = excluded | frozenset(frontier)
-    for bigger in grown:
-        yield from _grow(graph, bigger, excluded)
+    for extra in _nonempty_subsets(frontier):
+        yield from _grow(graph, subset | extra, excluded)
 
 
 def _nonempty_subsets(items: list) -> Iterator[frozenset]:

@@ -38,6 +38,7 @@ from udflow.engine.search import Candidate
 from udflow.plan import Node
 
 TIE = 1e-9  # relative: costs summed in another order differ in their last bits
+SMALL = 512  # plans of a class kept as a list while streaming (larger classes are generated anew)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class PlanSpace:
         self._clock = clock
         self._classes: dict[int, list[PlanClass]] = {}
         self._cheapest: dict[tuple[int, int], Candidate] = {}
+        self._small: dict[tuple[int, int], list] = {}
         self.combos = 0  # combinations costed (one tree each)
 
     # -- classes ---------------------------------------------------------------------
@@ -167,9 +169,28 @@ class PlanSpace:
         g = self.groups.find(g)
         return chain.from_iterable(self._plans(g, k) for k in range(len(self.classes(g))))
 
-    def _plans(self, g: int, index: int) -> Iterator[tuple[float, tuple]]:
-        for combo in self._classes[g][index].combos:
-            yield from self._combine(combo, 0, combo.local, ())
+    def _plans(self, g: int, index: int):
+        """The plans of one class: a list kept when the class is small (at most SMALL plans, so
+        memory stays a constant per class), generated again on every use otherwise."""
+        cls = self._classes[g][index]
+        if cls.count > SMALL:
+            return self._generate(cls)
+        found = self._small.get((g, index))
+        if found is None:
+            found = self._small[(g, index)] = list(self._generate(cls))
+        return found
+
+    def _generate(self, cls: PlanClass) -> Iterator[tuple[float, tuple]]:
+        for combo in cls.combos:
+            if not combo.inputs:
+                yield combo.local, (combo, ())
+            elif len(combo.inputs) == 1:
+                g, index = combo.inputs[0]
+                local = combo.local
+                for below, path in self._plans(g, index):
+                    yield local + below, (combo, (path,))
+            else:
+                yield from self._combine(combo, 0, combo.local, ())
 
     def _combine(self, combo: Combo, i: int, cost: float, paths: tuple) -> Iterator[tuple[float, tuple]]:
         if i == len(combo.inputs):
