@@ -42,7 +42,7 @@ from udflow.errors import OptimizationError
 from udflow.flow import Flow
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
-FULL_LIMIT = 5_000  # plans: enumerated and counted one by one up to this many (Q7 has 242)
+FULL_LIMIT = 1_000  # plans: enumerated one by one, all kept, up to this many (Q7 has 242)
 GROUP_LIMIT = 600  # estimated groups: the group search beyond is slower than a user waits
 KEEP = 1_000  # plans kept by full enumeration besides the plan as written
 MODES = ("auto", "full", "pruned", "greedy", "exact")
@@ -219,8 +219,11 @@ def _pruned(explored, model: CostModel, clock: Clock) -> Found:
 
 def _full(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock, keep: int) -> Found:
     groups, top = _explored(root, asked, interner, clock, pruned=False)
+    count = groups.count(top)
+    if count <= keep:  # every plan is kept anyway: build them (Q7's 242) rather than stream them
+        plans = groups.plans(top)
+        return Found(plans, len(plans), count, groups.complete)
     space = PlanSpace(groups, model.cost, model.interface, clock)
-    count = space.count(top)
     ranking = space.ranked(top, keep, model.cost(root))
     candidates = [c for _, c in ranking.kept]
     if not ranking.complete:

@@ -8,8 +8,8 @@ per set of movable operators applied below:
 
 `csg` is the number of connected subgraphs of the join graph (sources as
 vertices, an edge for each source of a key field on one side of a Match or
-CoGroup and each source of a key field on the other; every source on each side
-of a Cross), counted with DPccp's `EnumerateCsg` (Moerkotte and Neumann 2006),
+CoGroup and each source of a key field on the other; one edge between the
+first sources of the two sides of a Cross), counted with DPccp's `EnumerateCsg` (Moerkotte and Neumann 2006),
 which yields each connected set once, and stops at `cap`. A chain of n sources
 has n(n+1)/2 connected sets, a star with k points 2^k + k: the star, not the
 number of joins, is what makes a plan space large.
@@ -36,8 +36,9 @@ def join_graph(root: Node) -> dict[int, set[int]]:
             left = _suppliers(node.inputs[0], node.left_key, number)
             right = _suppliers(node.inputs[1], node.right_key, number)
         elif isinstance(node, Cross) or len(node.inputs) == 2:
-            left = {number[id(s)] for s in node.inputs[0].walk() if isinstance(s, Source)}
-            right = {number[id(s)] for s in node.inputs[1].walk() if isinstance(s, Source)}
+            # no key: one edge between the two sides (their first sources), as if it were a join
+            left = {min(number[id(s)] for s in node.inputs[0].walk() if isinstance(s, Source))}
+            right = {min(number[id(s)] for s in node.inputs[1].walk() if isinstance(s, Source))}
         else:
             continue
         for a in left:
