@@ -99,6 +99,8 @@ class CostModel:
         self._distinct: dict[tuple[int, str], Optional[float]] = {}
         self._fields: dict[int, Optional[frozenset]] = {}
         self._label_sets: dict[int, frozenset] = {}
+        self._canonical_labels: dict[frozenset, frozenset] = {}  # keeps each set alive: its id is a key
+        self._label_unions: dict[tuple, frozenset] = {}
         self._keys_outside: dict[frozenset, tuple[str, ...]] = {}
         self._fields_of_operator: dict[tuple, Optional[frozenset]] = {}
 
@@ -150,11 +152,20 @@ class CostModel:
         return found
 
     def _labels(self, node: Node) -> frozenset:
-        """The operator labels of a subtree, built from its inputs' (memoized per subtree)."""
+        """The operator labels of a subtree, built from its inputs' (memoized per subtree).
+
+        Equivalent plans hold the same operators, so the search meets the same few sets
+        over and over: each set is built once per (label, inputs' sets) and kept as one
+        object, whose identity then keys that memo."""
         key = self.interner.id_of(node)
         found = self._label_sets.get(key)
         if found is None:
-            found = frozenset().union(*(self._labels(c) for c in node.inputs)) | {node.label}
+            inputs = tuple(self._labels(c) for c in node.inputs)
+            local = (node.label, tuple(map(id, inputs)))
+            found = self._label_unions.get(local)
+            if found is None:
+                built = frozenset().union(*inputs) | {node.label}
+                found = self._label_unions[local] = self._canonical_labels.setdefault(built, built)
             self._label_sets[key] = found
         return found
 
