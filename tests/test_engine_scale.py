@@ -262,3 +262,34 @@ def test_bad_budgets_and_keeps_are_udflow_errors():
         optimize(flow, budget_s=0)
     with pytest.raises(OptimizationError, match="keep"):
         optimize(flow, keep=0)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
+def test_cli_budget_reaches_the_search_and_explain_says_it_ran_out():
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "udflow", "explain", "tests/pipelines/gen_joins.py::filter_above_join",
+                           "--budget", "0.000001", "--no-cache"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "the budget of 1e-06 s ran out" in done.stdout and "Chosen plan" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "udflow", "explain", "tests/pipelines/gen_joins.py::filter_above_join",
+                          "--budget", "-1"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "more than 0 seconds" in bad.stderr
+
+
+def test_plain_progress_lines_show_a_long_search():
+    import io
+
+    from udflow.batch.progress import PlainReporter
+
+    out = io.StringIO()
+    reporter = PlainReporter(out)
+    reporter.begin(["p"])
+    reporter.stage("p", "optimizing")  # a stage alone prints nothing ...
+    reporter.stage("p", "optimizing: exploring (1,234), 2.0 s")  # ... a search's progress does
+    assert out.getvalue() == "      p: optimizing: exploring (1,234), 2.0 s\n"
