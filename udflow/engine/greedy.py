@@ -46,31 +46,41 @@ class Descent:
         self.considered = 0  # neighbours costed
 
     def run(self, root: Node) -> list[Candidate]:
-        """The plans that improved on the best so far: the plan as written first, the cheapest last.
+        """The plans that improved on the best so far in each walk: the plan as written first.
 
-        Steepest descent on (estimated cost, rows produced), continued past a local minimum
-        as a tabu search: the walk moves to the best neighbour it has not visited, even a
-        dearer one, and stops after `patience` moves without a new best. The rows produced
-        (the sum over the plan's operators) break ties of cost: a filter moved below a
-        broadcast join costs the same there (the streamed side's rows are free), but it is
-        the step towards a place where fewer rows do pay."""
-        current = Candidate(root, ())
+        Two walks: one by (estimated cost, rows produced) from the plan as written; one by
+        (rows produced, cost) - the classic heuristic of small intermediate results, which
+        pushes filters down and joins the selective dimensions first - followed by a walk by
+        cost from where it ended. The cheapest plan of either is the answer."""
+        start = Candidate(root, ())
+        by_cost = self._walk(start, self._score)
+        by_rows = self._walk(start, lambda t: self._score(t)[::-1])
+        return by_cost + by_rows[1:] + self._walk(by_rows[-1], self._score)[1:]
+
+    def _walk(self, start: Candidate, score: Callable[[Node], tuple]) -> list[Candidate]:
+        """Steepest descent on `score`, continued past a local minimum as a tabu search: the walk
+        moves to the best neighbour it has not visited, even a worse one, and stops after
+        `patience` moves without a new best. Rows produced (the sum over the plan's
+        operators) break ties of cost: a filter moved below a broadcast join costs the same
+        there (the streamed side's rows are free), but it is the step towards a place where
+        fewer rows do pay."""
+        current = start
         improved = [current]
-        best = self._score(root)
-        visited = {self._interner.id_of(root)}
+        best = score(start.node)
+        visited = {self._interner.id_of(start.node)}
         stalled = 0
         while stalled <= self.patience:
-            if self._clock is not None and self._clock.expired("improving", len(improved)):
+            if self._clock is not None and self._clock.expired("improving", self.considered):
                 self.complete = False
                 break
-            move = self._best_move(current.node, visited)
+            move = self._best_move(current.node, visited, score)
             if move is None:
                 break
-            score, tree, exchange = move
+            value, tree, exchange = move
             visited.add(self._interner.id_of(tree))
             current = Candidate(tree, current.chain + (exchange,))
-            if score < best:
-                best, stalled = score, 0
+            if value < best:
+                best, stalled = value, 0
                 improved.append(current)
             else:
                 stalled += 1
@@ -80,7 +90,7 @@ class Descent:
         """(cost, rows produced), the cost rounded so that rounding differences tie."""
         return (float(f"{self._cost(tree):.9g}"), sum(self._rows(n) for n in tree.walk() if n.inputs))
 
-    def _best_move(self, plan: Node, visited: set) -> Optional[tuple]:
+    def _best_move(self, plan: Node, visited: set, score: Callable[[Node], tuple]) -> Optional[tuple]:
         """The best neighbour of `plan` not visited yet: (score, tree, exchange)."""
         best = None
         for path, subtree in _subtrees(plan, ()):
@@ -88,10 +98,10 @@ class Descent:
                 tree = self._replace(plan, path, exchange.after)
                 if self._interner.id_of(tree) in visited:
                     continue
-                score = self._score(tree)
+                value = score(tree)
                 self.considered += 1
-                if best is None or score < best[0]:
-                    best = (score, tree, exchange)
+                if best is None or value < best[0]:
+                    best = (value, tree, exchange)
         return best
 
     def _replace(self, node: Node, path: tuple[int, ...], new: Node) -> Node:
