@@ -208,7 +208,7 @@ class CostModel:
         python = _python(child.rows, prof.cost, _values_shown(node, prof, child, rows))
         return Estimate(
             rows,
-            child.width * prof.width_ratio,
+            _map_width(node, prof, child.width),
             child.cost + python,
             child.python_calls + child.rows,
             child.shuffled,
@@ -413,6 +413,18 @@ class CostModel:
 def _significant(x: Optional[float]) -> Optional[float]:
     """`x` to 9 significant digits: equal estimates computed in another order compare equal."""
     return None if x is None else float(f"{x:.9g}")
+
+
+def _map_width(node: Map, prof: FunctionProfile, width: float) -> float:
+    """Bytes per record a Map emits. A filter emits its input records: their width. A Map adds
+    (or removes) the bytes it did on the sample: a sum, so that equivalent plans, which apply
+    the same Maps in another order or above other joins, get the same width (a ratio would
+    make each placement a different width, and the search keep a plan per placement)."""
+    if node.is_filter:
+        return width
+    if prof.width_delta is None:
+        return width * prof.width_ratio
+    return max(width + prof.width_delta, 8.0)  # a record is at least one field slot
 
 
 def _values_shown(node: Map, prof: FunctionProfile, child: Estimate, rows_out: float) -> float:
