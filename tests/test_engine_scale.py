@@ -109,14 +109,14 @@ GENERATED = [(shape, joins, maps) for shape in ("chain", "snowflake", "star")
              for joins in range(2, 9) for maps in (0, 1) if not (shape == "star" and joins > 6 and maps)]
 
 
-def full_best(flow, profiles, count: int) -> float:
-    """Full enumeration's cheapest cost: every plan streamed when there are at most STREAMED;
-    beyond, the minimum over the classes of the fully explored groups (the same number
-    when the substructure holds, which the tests above check plan by plan)."""
-    if count <= STREAMED:
-        return optimize(flow, mode="full", keep=1, profiles=profiles).chosen.cost
-    groups, top, model = explored(flow, profiles)
+def full_best(groups, top, model, root) -> float:
+    """Full enumeration's cheapest cost over the fully explored groups: every plan streamed
+    (what `optimize(mode="full")` does) when there are at most STREAMED; beyond, the minimum
+    over the classes (the same number when the substructure holds, which the tests above
+    check plan by plan)."""
     space = PlanSpace(groups, model.cost, model.interface)
+    if space.count(top) <= STREAMED:
+        return min(cost for cost, _ in space.stream(top))
     return model.cost(space.cheapest(top).node)
 
 
@@ -127,10 +127,9 @@ def test_pruned_search_chooses_the_cost_of_full_enumeration(shape, joins, maps):
     flow = shaped_flow(joins, shape, filters=min(2, joins), maps=maps)
     profiles = fixed_profiles(flow)
     pruned = optimize(flow, mode="pruned", profiles=profiles)
-    groups, top, _ = explored(flow, profiles)
-    count = groups.count(top)
-    assert pruned.alternatives.count == count  # the pruned exploration reaches every plan
-    assert math.isclose(pruned.chosen.cost, full_best(flow, profiles, count), rel_tol=1e-9)
+    groups, top, model = explored(flow, profiles)
+    assert pruned.alternatives.count == groups.count(top)  # the pruned exploration reaches every plan
+    assert math.isclose(pruned.chosen.cost, full_best(groups, top, model, flow.root), rel_tol=1e-9)
 
 
 def random_flow(seed: int) -> uf.Flow:
