@@ -1,6 +1,7 @@
-"""How long does the optimizer take?  (issue 5; the paper: 1654 ms for Q7, naive Java)
+"""How long does the optimizer take, and how much memory?  (issues 5 and 13; the paper: 1654 ms for Q7)
 
-    python -m bench.enumeration [--data data/tpch-sf0.01] [--joins 12]
+    python -m bench.enumeration [--data data/tpch-sf0.01] [--joins 12]   Q7 and one pruned flow
+    python -m bench.enumeration --scale [--compare]                     the scale table (issue 13)
 
 1. TPC-H Q7 as written (Figure 2(a)): `optimize` with full enumeration and costing,
    median of 5 runs; sampling (running the functions on a sample of their input)
@@ -9,26 +10,49 @@
 2. A generated flow with 12 joins (a snowflake chain with a star of dimensions
    on the fact table, and two filters above the joins), in the
    pruned mode, median of 3 (each run printed). Target: under 1 s.
+3. `--scale`: the default mode (auto) on generated flows of 4 to 20 joins in chain,
+   star and snowflake shapes, bare or with two filters and two computing Maps between
+   the joins, plus join-heavy flows with a Cartesian product and a CoGroup; each in a
+   fresh process (`--one`), reporting the whole `optimize` call's time, the process's
+   peak resident memory, the mode auto chose and why. With `--compare`, the same
+   process then runs full enumeration (flows of up to 8 joins; same function profiles, a 120 s budget) and
+   reports whether auto chose a plan of the same estimated cost. Targets: 8 joins
+   <= 0.5 s and 150 MB, 20 joins <= 2 s and 300 MB.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import resource
 import statistics
+import subprocess
+import sys
 import time
 
 import udflow as uf
 from udflow.engine.optimize import optimize
 
 
-def generated_flow(joins: int = 12, rows: int = 200, seed: int = 7, filters: int = 2, star: int = 2) -> uf.Flow:
+SHAPES = ("chain", "star", "snowflake")
+
+
+def generated_flow(
+    joins: int = 12, rows: int = 200, seed: int = 7, filters: int = 2, star: int = 2, maps: int = 0,
+    join_udfs: int = 0,
+) -> uf.Flow:
     """A fact table F joined with `joins` dimensions: a chain F-C1-C2-... and a star F-S1, F-S2, ... of `star`.
 
     The first `filters` dimensions get a filter above all joins on one of their
     attributes, which may move down into its dimension; the joins can be
     reordered and re-associated. (Each free filter multiplies the plan space:
-    its placements are independent of the join order.)
+    its placements are independent of the join order.) `maps` computing Maps
+    (each writes a new field from the fact's value) sit between the joins: the
+    first directly above the fact table, the next above the first join, and so
+    on. The first `join_udfs` Matches of the chain carry a Python function
+    (`{**left, **right}` with a computed field) instead of concatenating.
     """
     rng = random.Random(seed)
     chain = joins - star
@@ -49,25 +73,62 @@ def generated_flow(joins: int = 12, rows: int = 200, seed: int = 7, filters: int
                 r[f"{name}_{nxt}"] = rng.randrange(size[nxt])
         return uf.source(name, rows=records, key=[f"{name}_key"], foreign_keys=fks)
 
-    fact_fks = {(f"f_{d}",): (d, (f"{d}_key",)) for d in ["c1"] + [f"s{i}" for i in range(1, star + 1)]}
+    referenced = (["c1"] if chain else []) + [f"s{i}" for i in range(1, star + 1)]
+    fact_fks = {(f"f_{d}",): (d, (f"{d}_key",)) for d in referenced}
     fact = uf.source(
         "fact",
         rows=[
-            {"f_id": i, "f_value": rng.random(), **{f"f_{d}": rng.randrange(size[d]) for d in ["c1"] + [f"s{j}" for j in range(1, star + 1)]}}
+            {"f_id": i, "f_value": rng.random(), **{f"f_{d}": rng.randrange(size[d]) for d in referenced}}
             for i in range(rows)
         ],
         key=["f_id"],
         foreign_keys=fact_fks,
     )
-    flow = fact
+    flow = _computed(fact, 0) if maps > 0 else fact
+    done = 0
     for i in range(1, chain + 1):
         on_left = "f_c1" if i == 1 else f"c{i - 1}_c{i}"
-        flow = flow.match(dimension(f"c{i}", None), on=(on_left, f"c{i}_key"))
+        udf = _joined(f"c{i}") if i <= join_udfs else None
+        flow = flow.match(dimension(f"c{i}", None), on=(on_left, f"c{i}_key"), f=udf)
+        done += 1
+        flow = _computed(flow, done) if done < maps else flow
     for i in range(1, star + 1):
         flow = flow.match(dimension(f"s{i}", None), on=(f"f_s{i}", f"s{i}_key"))
+        done += 1
+        flow = _computed(flow, done) if done < maps else flow
     for d in dims[:filters]:
         flow = flow.filter(_attr_below(d, rng.randint(2, 9)), name=f"Filter({d})")
     return flow
+
+
+def shaped_flow(joins: int, shape: str = "snowflake", filters: int = 2, maps: int = 0, seed: int = 7) -> uf.Flow:
+    """`generated_flow` in one of three shapes: a chain of dimensions (each joined to the
+    previous one), a star (every dimension joined to the fact table), or a snowflake (a
+    chain with a star of a quarter of the dimensions on the fact table)."""
+    star = {"chain": 0, "star": joins, "snowflake": max(1, joins // 4)}[shape]
+    return generated_flow(joins, seed=seed, filters=filters, star=star, maps=maps)
+
+
+def _computed(flow: uf.Flow, i: int) -> uf.Flow:
+    """A Map computing a new field from the fact's value (a UDF between the joins)."""
+    field = f"f_score{i}"
+
+    def score(r):
+        return {**r, field: r["f_value"] * (i + 2)}
+
+    score.__name__ = f"score{i}"
+    return flow.map(score, name=f"Map(score{i})")
+
+
+def _joined(dim: str):
+    """A Match function: the pair concatenated, with a field computed from both sides."""
+    field = f"{dim}_weighted"
+
+    def join(left, right):
+        return {**left, **right, field: left["f_value"] * right[f"{dim}_attr"]}
+
+    join.__name__ = f"join_{dim}"
+    return join
 
 
 def _attr_below(dim: str, limit: int):
@@ -78,6 +139,28 @@ def _attr_below(dim: str, limit: int):
 
     keep.__name__ = f"{dim}_attr_below_{limit}"
     return keep
+
+
+def mixed_flow(joins: int, seed: int = 7) -> uf.Flow:
+    """A snowflake of `joins` Matches (two filters, a computing Map above the fact table and
+    a join function), then a Cartesian product with a small calendar source (a Cross) and a
+    CoGroup with an events source on the fact's key, a filter over the whole."""
+    base = generated_flow(joins, seed=seed, star=max(1, joins // 4), filters=2, maps=1, join_udfs=1)
+    calendar = uf.source("calendar", rows=[{"day": d, "weekend": d % 7 in (5, 6)} for d in range(4)])
+    rng = random.Random(seed)
+    events = uf.source("events", rows=[{"e_fact": rng.randrange(200), "e_kind": rng.randrange(3)}
+                                       for _ in range(300)])
+
+    def counted(facts, evs):
+        evs = list(evs)
+        for r in facts:
+            yield {**r, "events": len(evs)}
+
+    def on_weekdays(r):
+        return not r["weekend"]
+
+    crossed = base.cross(calendar)
+    return crossed.cogroup(events, on=("f_id", "e_fact"), f=counted).filter(on_weekdays)
 
 
 def time_q7(data_dir: str, runs: int = 5) -> dict:
@@ -117,11 +200,105 @@ def time_pruned(joins: int, runs: int = 3) -> dict:
             "sampling_s": first.timings["sampling"]}
 
 
+# -- the scale table (issue 13) ------------------------------------------------------------------
+
+SCALE_JOINS = (4, 6, 8, 12, 16, 20)
+VARIANTS = {"bare": (0, 0), "filters+maps": (2, 2)}  # (filters above the joins, Maps between them)
+EXTRA_VARIANTS = {"filters+map": (2, 1)}  # the issue's 20-join example: one Map above the fact table
+TARGETS = {8: (0.5, 150), 20: (2.0, 300)}  # joins -> (seconds, MB)
+COMPARE_UP_TO = 8  # joins: full enumeration of larger flows does not finish in minutes
+
+
+def scale_flow(spec: str) -> uf.Flow:
+    """"shape/joins/variant" (e.g. "star/8/filters+maps") or "mixed/joins"."""
+    parts = spec.split("/")
+    if parts[0] == "mixed":
+        return mixed_flow(int(parts[1]))
+    filters, maps = {**VARIANTS, **EXTRA_VARIANTS}[parts[2]]
+    return shaped_flow(int(parts[1]), parts[0], filters=filters, maps=maps)
+
+
+def measure_one(spec: str, compare: bool) -> dict:
+    """In this (fresh) process: the default mode's optimize, timed, with peak memory; then,
+    with `compare`, full enumeration with the same profiles."""
+    import udflow.rules  # noqa: F401  (imports are not the optimizer's time)
+
+    flow = scale_flow(spec)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    started, cpu = time.perf_counter(), time.process_time()
+    opt = optimize(flow)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out = {"spec": spec, "operators": len(flow.operators), "mode": opt.mode, "seconds": seconds, "cpu_s": cpu,
+           "peak_mb": peak, "baseline_mb": before, "cost": opt.chosen.cost, "speedup": opt.speedup,
+           "plans": opt.alternatives.count, "reason": opt.alternatives.reason,
+           "rulebook_s": opt.timings["rules_setup"] + opt.timings["rulebook"], "sampling_s": opt.timings["sampling"]}
+    if compare:
+        started = time.perf_counter()
+        full = optimize(flow, mode="full", keep=10, profiles=opt.profiles, budget_s=120)
+        out.update(full_seconds=time.perf_counter() - started, full_complete=full.alternatives.complete,
+                   full_cost=full.chosen.cost, full_plans=full.alternatives.count)
+    return out
+
+
+def run_scale(compare: bool, specs: list[str]) -> list[dict]:
+    rows = []
+    for spec in specs:
+        joins = int(spec.split("/")[1])
+        done = subprocess.run([sys.executable, "-m", "bench.enumeration", "--one", spec]
+                              + (["--compare"] if compare and joins <= COMPARE_UP_TO else []),
+                              capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            print(f"{spec}: FAILED\n{done.stderr[-2000:]}", flush=True)
+            continue
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(_scale_line(row) + f"  [load {os.getloadavg()[0]:.1f}]", flush=True)
+    return rows
+
+
+def _scale_line(r: dict) -> str:
+    joins = int(r["spec"].split("/")[1])
+    target = TARGETS.get(joins)
+    verdict = ""
+    if target and not r["spec"].startswith("mixed"):
+        ok = r["seconds"] <= target[0] and r["peak_mb"] <= target[1]
+        verdict = f"  target {target[0]} s / {target[1]} MB: {'met' if ok else 'NOT met'}"
+    line = (f"{r['spec']:<26} {r['operators']:>3} ops  {r['mode']:<7} {r['seconds']:7.2f} s (cpu {r['cpu_s']:.2f})  "
+            f"peak {r['peak_mb']:6.0f} MB (imports {r['baseline_mb']:.0f})  "
+            f"plans {r['plans'] if r['plans'] is not None else '-':>10}  speed-up {r['speedup']:.2f}x{verdict}")
+    if "full_cost" in r:
+        if not r["full_complete"]:
+            line += f"\n{'':<28}full enumeration did not finish in 120 s"
+        else:
+            same = abs(r["full_cost"] - r["cost"]) <= 1e-9 * r["full_cost"]
+            line += (f"\n{'':<28}full: {r['full_plans']} plans in {r['full_seconds']:.1f} s; auto's cost / full's "
+                     f"{r['cost'] / r['full_cost']:.4f} ({'same' if same else 'DIFFERENT'})")
+    return line
+
+
+def scale_specs() -> list[str]:
+    specs = [f"{shape}/{j}/{v}" for j in SCALE_JOINS for shape in SHAPES for v in VARIANTS]
+    return specs + [f"mixed/{j}" for j in (4, 8, 12)]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data/tpch-sf0.01")
     parser.add_argument("--joins", type=int, default=12)
+    parser.add_argument("--scale", action="store_true", help="the scale table, one fresh process per flow")
+    parser.add_argument("--compare", action="store_true", help="with --scale: also full enumeration")
+    parser.add_argument("--only", nargs="*", metavar="SPEC", help="with --scale: these flows only")
+    parser.add_argument("--one", metavar="SPEC", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure_one(args.one, args.compare)))
+        return
+    if args.scale:
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} before")
+        run_scale(args.compare, args.only or scale_specs())
+        print(f"load average {os.getloadavg()[0]:.2f} after")
+        return
 
     q7 = time_q7(args.data)
     print(f"TPC-H Q7, full enumeration + costing: {q7['alternatives']} alternatives, "

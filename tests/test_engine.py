@@ -181,7 +181,7 @@ def test_pruned_search_finds_a_plan_as_cheap_as_full_enumeration():
 
 
 def test_auto_mode_prunes_beyond_the_size_limit_and_stays_correct():
-    flow = two_joins_flow()  # 4 operators
+    flow = two_joins_flow()  # more than 3 plans: full_limit counts plans (it counted operators before issue 13)
     small = optimize(flow)
     large = optimize(flow, full_limit=3, profiles=small.profiles)
     assert small.mode == "full" and large.mode == "pruned"

@@ -1,6 +1,6 @@
 """The `udflow` command: optimize, explain, verify and run pipelines kept in files.
 
-    udflow optimize PATH... [--json FILE] [--html FILE] [--jobs N] [--properties analysis|manual] [--no-cache]
+    udflow optimize PATH... [--json FILE] [--html FILE] [--jobs N] [--properties analysis|manual] [--budget S] [--no-cache]
     udflow explain  PATH::NAME [--dot FILE] [--svg FILE]
     udflow verify   PATH... | RESULTS.json [--sample N]
     udflow run      PATH::NAME [--master URL] [--output PATH]
@@ -44,11 +44,24 @@ class UsageError(Exception):
 def _add_optimizer_options(p: argparse.ArgumentParser, cache: bool = True) -> None:
     p.add_argument("--properties", choices=("analysis", "manual"), default="analysis",
                    help="function properties from static analysis (default) or from @udflow.annotate")
+    p.add_argument("--budget", type=_seconds, metavar="SECONDS",
+                   help="time for each pipeline's plan search; when it runs out the best plan found "
+                        "so far is used and explain says so (default: no limit)")
     if cache:
         p.add_argument("--no-cache", action="store_true",
                        help="optimize again even when the results cache has an answer")
         p.add_argument("--cache-dir", default=".udflow-cache", metavar="DIR",
                        help="where results are cached (default: .udflow-cache in the working directory)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -163,7 +176,7 @@ def cmd_optimize(args) -> int:
 
     _check_paths(args.paths)
     console = _console()
-    options = Options(properties=args.properties, jobs=args.jobs, cache=_cache(args))
+    options = Options(properties=args.properties, jobs=args.jobs, cache=_cache(args), budget_s=args.budget)
     outcomes = optimize_batch(args.paths, options, reporter_for(console))
     print_summary(outcomes, console)
     if args.json:
@@ -191,14 +204,23 @@ def _one(args):
     outcome = cache.get(key) if cache else None
     if outcome is None:
         try:
-            _, result, seconds = optimize_one(flow, args.properties)
+            _, result, seconds = optimize_one(flow, args.properties, args.budget, _progress_line(ref.name))
         except Exception as exc:  # reported like a failed pipeline of a batch
             raise discovery.PipelineLoadError("optimize", discovery.describe_error(exc, ref.file)) from exc
         outcome = {"name": ref.name, "file": ref.file, "attr": ref.attr, **result,
                    "seconds": seconds, "cached": False, "key": key, "rule_set": rule_set_hash()}
-        if cache:
+        if cache and outcome["complete"]:  # a search the budget cut short may do better next time
             cache.put(key, outcome)
     return ref, flow, outcome
+
+
+def _progress_line(name: str):
+    """Progress of a long search in this process, one line on stderr about once a second."""
+
+    def report(progress) -> None:
+        print(f"{name}: optimizing: {progress}", file=sys.stderr, flush=True)
+
+    return report
 
 
 def cmd_explain(args) -> int:
@@ -244,7 +266,7 @@ def cmd_verify(args) -> int:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
     else:
-        options = Options(properties=args.properties, jobs=args.jobs, cache=_cache(args))
+        options = Options(properties=args.properties, jobs=args.jobs, cache=_cache(args), budget_s=args.budget)
         outcomes = optimize_batch(args.paths, options, reporter_for(None))
     verifiable = [o for o in outcomes if o["status"] == "ok"]
     skipped = [o for o in outcomes if o["status"] != "ok"]

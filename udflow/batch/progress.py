@@ -1,7 +1,8 @@
 """Progress of a batch: a rich bar per pipeline on a terminal, plain lines otherwise.
 
 A reporter hears four things: the batch's pipelines (`begin`), a pipeline
-entering a stage (`stage`: "importing", "optimizing", "checking"), a
+entering a stage (`stage`: "importing", "optimizing", "checking"; a long search
+also sends "optimizing: <its progress>" about once a second), a
 pipeline's outcome (`finish`) and the end (`end`). Stages map onto a bar of
 three steps: queued -> importing -> working -> done.
 """
@@ -36,7 +37,8 @@ class PlainReporter:
         self.total = len(names)
 
     def stage(self, name: str, stage: str) -> None:
-        pass
+        if ": " in stage:  # a long search's progress ("optimizing: exploring (1,234), 2.0 s")
+            print(f"      {name}: {stage}", file=self.stream, flush=True)
 
     def finish(self, name: str, outcome: dict) -> None:
         self.done += 1
@@ -73,7 +75,7 @@ class RichReporter:
     def stage(self, name: str, stage: str) -> None:
         task = self.tasks[name]
         self.progress.start_task(task)
-        self.progress.update(task, completed=_STEP.get(stage, 1), status=stage)
+        self.progress.update(task, completed=_STEP.get(stage.split(":")[0], 1), status=stage)
 
     def finish(self, name: str, outcome: dict) -> None:
         task = self.tasks[name]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from udflow.batch import discovery, manifest
 from udflow.batch.cache import ResultCache
@@ -37,6 +37,7 @@ from udflow.batch.pool import Task, run_tasks, send
 class Options:
     properties: str = "analysis"
     jobs: int = 1
+    budget_s: Optional[float] = None  # seconds per pipeline's search (`optimize(budget_s=)`)
     cache: Optional[ResultCache] = ResultCache()  # None: --no-cache
 
 
@@ -75,7 +76,7 @@ def optimize_batch(paths: list[str], options: Options, reporter) -> list[dict]:
             ready[ref.name] = {**hit, "cached": True}
         else:
             tasks.append(Task(ref.name, ref.file, ref.attr, optimize_in_worker,
-                              (ref.file, ref.attr, options.properties, key)))
+                              (ref.file, ref.attr, options.properties, key, options.budget_s)))
     reporter.begin(order)
     for name in order:
         if name in ready:
@@ -96,21 +97,24 @@ def cacheable(outcome: dict) -> bool:
     """A result, or a failure the same inputs would repeat: the optimizer refusing the pipeline
     or one of its functions raising. A dead worker or exhausted memory is retried next time."""
     if outcome["status"] == "ok":
-        return True
+        return outcome.get("complete", True)  # a search the budget cut short may do better next time
     return outcome.get("stage") == "optimize" and not outcome["reason"].startswith(("MemoryError", "RecursionError"))
 
 
-def optimize_one(flow: Any, properties: str) -> tuple[Any, dict, float]:
-    """(Optimized, result fields, seconds) for one Flow, in this process."""
+def optimize_one(flow: Any, properties: str, budget_s: Optional[float] = None,
+                 progress: Optional[Callable] = None) -> tuple[Any, dict, float]:
+    """(Optimized, result fields, seconds) for one Flow, in this process; `progress(Progress)`
+    hears about a long search about once a second."""
     import udflow
 
     started = time.perf_counter()
-    opt = udflow.optimize(flow, properties=properties)
+    opt = udflow.optimize(flow, properties=properties, budget_s=budget_s, progress=progress)
     seconds = time.perf_counter() - started
     return opt, from_optimized(opt), seconds
 
 
-def optimize_in_worker(file: str, attr: str, properties: str, key: str, events: Any) -> dict:
+def optimize_in_worker(file: str, attr: str, properties: str, key: str, budget_s: Optional[float],
+                       events: Any) -> dict:
     """A worker's task: import, build, optimize one pipeline; every failure becomes an outcome."""
     ref = discovery.PipelineRef(file, attr)
     send(events, ref.name, "importing")
@@ -119,7 +123,8 @@ def optimize_in_worker(file: str, attr: str, properties: str, key: str, events: 
         module = discovery.load_module(file)
         flow = discovery.build(module, ref)
         send(events, ref.name, "optimizing")
-        _, result, seconds = optimize_one(flow, properties)
+        _, result, seconds = optimize_one(flow, properties, budget_s,
+                                          lambda p: send(events, ref.name, f"optimizing: {p}"))
     except discovery.PipelineLoadError as err:
         return failed(ref.name, file, attr, err.stage, err.reason, time.perf_counter() - started)
     except (Exception, SystemExit) as exc:  # analysis, rules, Z3, cost model, a user function

@@ -99,6 +99,8 @@ class CostModel:
         self._distinct: dict[tuple[int, str], Optional[float]] = {}
         self._fields: dict[int, Optional[frozenset]] = {}
         self._label_sets: dict[int, frozenset] = {}
+        self._canonical_labels: dict[frozenset, frozenset] = {}  # keeps each set alive: its id is a key
+        self._label_unions: dict[tuple, frozenset] = {}
         self._keys_outside: dict[frozenset, tuple[str, ...]] = {}
         self._fields_of_operator: dict[tuple, Optional[frozenset]] = {}
 
@@ -150,11 +152,20 @@ class CostModel:
         return found
 
     def _labels(self, node: Node) -> frozenset:
-        """The operator labels of a subtree, built from its inputs' (memoized per subtree)."""
+        """The operator labels of a subtree, built from its inputs' (memoized per subtree).
+
+        Equivalent plans hold the same operators, so the search meets the same few sets
+        over and over: each set is built once per (label, inputs' sets) and kept as one
+        object, whose identity then keys that memo."""
         key = self.interner.id_of(node)
         found = self._label_sets.get(key)
         if found is None:
-            found = frozenset().union(*(self._labels(c) for c in node.inputs)) | {node.label}
+            inputs = tuple(self._labels(c) for c in node.inputs)
+            local = (node.label, tuple(map(id, inputs)))
+            found = self._label_unions.get(local)
+            if found is None:
+                built = frozenset().union(*inputs) | {node.label}
+                found = self._label_unions[local] = self._canonical_labels.setdefault(built, built)
             self._label_sets[key] = found
         return found
 
@@ -197,7 +208,7 @@ class CostModel:
         python = _python(child.rows, prof.cost, _values_shown(node, prof, child, rows))
         return Estimate(
             rows,
-            child.width * prof.width_ratio,
+            _map_width(node, prof, child.width),
             child.cost + python,
             child.python_calls + child.rows,
             child.shuffled,
@@ -402,6 +413,18 @@ class CostModel:
 def _significant(x: Optional[float]) -> Optional[float]:
     """`x` to 9 significant digits: equal estimates computed in another order compare equal."""
     return None if x is None else float(f"{x:.9g}")
+
+
+def _map_width(node: Map, prof: FunctionProfile, width: float) -> float:
+    """Bytes per record a Map emits. A filter emits its input records: their width. A Map adds
+    (or removes) the bytes it did on the sample: a sum, so that equivalent plans, which apply
+    the same Maps in another order or above other joins, get the same width (a ratio would
+    make each placement a different width, and the search keep a plan per placement)."""
+    if node.is_filter:
+        return width
+    if prof.width_delta is None:
+        return width * prof.width_ratio
+    return max(width + prof.width_delta, 8.0)  # a record is at least one field slot
 
 
 def _values_shown(node: Map, prof: FunctionProfile, child: Estimate, rows_out: float) -> float:

@@ -36,6 +36,7 @@ from itertools import product
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, NamedTuple, Optional, Sequence
 
+from udflow.engine.budget import Clock
 from udflow.engine.memo import ExchangeMemo, Interner
 from udflow.engine.search import Candidate
 from udflow.plan import Node, Source
@@ -107,7 +108,8 @@ class GroupSearch:
         self._tree_group: dict[int, int] = {}  # interned tree id -> group
         self._tasks: deque = deque()
         self._done: set[tuple[int, int, int]] = set()
-        self._asked = ExchangeMemo(exchanges, self.interner)
+        self._asked = exchanges if isinstance(exchanges, ExchangeMemo) else ExchangeMemo(exchanges, self.interner)
+        self.complete = True  # False when a budget stopped the exploration
 
     # -- groups --------------------------------------------------------------------
 
@@ -186,10 +188,27 @@ class GroupSearch:
 
     # -- exploration -------------------------------------------------------------------
 
-    def explore(self, root: Node) -> int:
-        """Saturate the groups reachable from `root` under the RuleBook's exchanges; the root group."""
+    def explore(self, root: Node, *, clock: Optional[Clock] = None) -> int:
+        """Saturate the groups reachable from `root` under the RuleBook's exchanges; the root group.
+
+        With a `clock` whose budget runs out, exploration stops where it is (`complete` False):
+        the groups hold what was found so far, the plan as written among it. Afterwards
+        duplicate multi-expressions are dropped (`settle`), so that the groups' plans are
+        distinct trees and `count` counts each plan once."""
         top = self.insert(root)
+        self._saturate(clock)
+        while self._settle():
+            self._saturate(clock)  # merged groups: their members meet their new parents
+        self._tasks.clear()  # left over when the budget ran out
+        return self.find(top)
+
+    def _saturate(self, clock: Optional[Clock]) -> None:
+        asked = 0
         while self._tasks:
+            if not self.complete or (clock is not None and asked % 64 == 0 and clock.expired("exploring", len(self.mexprs))):
+                self.complete = False
+                return
+            asked += 1
             task = self._tasks.popleft()
             index, slot, child_index = task
             if self.one_member and not self._expands(index, child_index):
@@ -206,7 +225,53 @@ class GroupSearch:
             g = self.group_of_mexpr(index)
             for exchange in self._ask(tree):
                 self.insert(exchange.after, into=g, provenance=_Derivation(m.provenance, cm.provenance, exchange))
-        return self.find(top)
+
+    def _settle(self) -> bool:
+        """Drop multi-expressions that merges made duplicates: the same operator over the same
+        (now merged) child groups. Two groups holding one such expression hold the same bag,
+        and are merged; whether any were (then exploration must go on)."""
+        first: dict[tuple, int] = {}
+        merged = False
+        for g in list(self.groups):
+            if g not in self.groups:
+                continue  # merged away in this pass
+            kept = []
+            for m in self.groups[g].mexprs:
+                key = (self.interner.operator_of(m.op), tuple(self.find(c) for c in m.children))
+                owner = first.get(key)
+                if owner is None:
+                    first[key] = g
+                    kept.append(m)
+                elif self.find(owner) != self.find(g):
+                    self._merge(owner, g)
+                    merged = True
+            if g in self.groups and not merged:
+                self.groups[g].mexprs[:] = kept
+        return merged
+
+    def count(self, g: int) -> int:
+        """How many plans (distinct trees) group `g` holds: the sum over its multi-expressions of
+        the product of their inputs' counts. Exact after `explore` (each tree is reached through
+        exactly one multi-expression: `_settle`); computed without building a plan."""
+        memo: dict[int, int] = {}
+
+        def plans_of(g: int) -> int:
+            g = self.find(g)
+            found = memo.get(g)
+            if found is None:
+                found = 0
+                for m in self.groups[g].mexprs:
+                    product_ = 1
+                    for c in m.children:
+                        product_ *= plans_of(c)
+                    found += product_
+                memo[g] = found
+            return found
+
+        try:
+            return plans_of(g)
+        finally:
+            del plans_of
 
     def _expands(self, index: int, child_index: int) -> bool:
         """`one_member`: whether to ask multi-expression `index` about input root `child_index`:
@@ -285,6 +350,7 @@ class GroupSearch:
         *,
         interface: Optional[Callable[[Node], Hashable]] = None,
         per_root: bool = False,
+        clock: Optional[Clock] = None,
     ) -> list[Candidate]:
         """The cheapest plans of group `g`, bottom-up (dynamic programming over the groups).
 
@@ -298,6 +364,8 @@ class GroupSearch:
         section 6 literally says ("at least one plan for each possible root node s of a
         sub-flow"), the search's earlier form. Each tree is costed once: the cost model
         memoizes estimates per interned subtree, so a combination costs its root operator.
+        With a `clock` whose budget has run out, the groups costed from then on keep only
+        their cheapest plan (a heuristic: the plan found is valid, perhaps not the cheapest).
         """
         memo: dict[int, list[Candidate]] = {}
         top = self.find(g)
@@ -307,13 +375,14 @@ class GroupSearch:
             if g in memo:
                 return memo[g]
             by_root = per_root or g == top
+            hurried = clock is not None and g != top and clock.expired("costing", len(memo))
             kept: dict[Hashable, tuple[float, Node, MExpr, tuple]] = {}
             for m in self.groups[g].mexprs:
                 # every combination of the children's kept plans, first child outermost; the
                 # chain of certificates is only assembled for the combinations kept
                 for alts in product(*(solve(c) for c in m.children)):
                     tree = self.interner.rebuild(m.op, tuple([a.node for a in alts])) if alts else m.op
-                    slot = (m.op.label, prop(tree)) if by_root else (interface or prop)(tree)
+                    slot = (m.op.label, prop(tree)) if by_root else None if hurried else (interface or prop)(tree)
                     c_ = cost(tree)
                     if slot not in kept or c_ < kept[slot][0]:
                         kept[slot] = (c_, tree, m, alts)

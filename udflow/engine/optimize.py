@@ -3,11 +3,16 @@
     flow ──▶ source statistics (parquet metadata, key distinct counts)
          ──▶ function profiles (each function run on a sample of its real input)
          ──▶ RuleBook(flow) : exchanges(subtree) with certificates
-         ──▶ Search: full enumeration (Algorithm 1 + memo) up to FULL_LIMIT operators,
-                     pruned (a few members explored per group, the cheapest plan kept
-                     per interface: what the cost of an operator above reads) beyond
-         ──▶ CostModel: every alternative costed, join strategies chosen
+         ──▶ Search, chosen by the size of the plan space (mode="auto"):
+               greedy   the join graph's estimate exceeds GROUP_LIMIT groups: steepest
+                        descent by single exchanges from the plan as written
+               pruned   the group search's memo holds more than FULL_LIMIT plans: the
+                        cheapest plan per interface per group (exact for the cost model)
+               full     otherwise: every plan costed and counted, the best KEEP kept
          ──▶ Optimized(best, original, alternatives ranked by cost, certificates)
+
+A `budget_s` stops whichever search runs when the time is up; the best plan found so
+far is returned and `explain()` says so.
 """
 
 from __future__ import annotations
@@ -15,13 +20,18 @@ from __future__ import annotations
 import gc
 import time
 from contextlib import contextmanager
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
+from udflow.engine.budget import Clock, Progress
 from udflow.engine.cost import CostModel
-from udflow.engine.memo import Interner
+from udflow.engine.greedy import Descent
+from udflow.engine.memo import ExchangeMemo, Interner
 from udflow.engine.optimized import Alternative, Alternatives, Optimized
 from udflow.engine.groups import GroupSearch
 from udflow.engine.search import Candidate, CertificateChain, Search
+from udflow.engine.size import estimated_groups
+from udflow.engine.space import PlanSpace
 from udflow.engine.statistics import (
     DEFAULT_SAMPLE_SIZE,
     key_fields_of,
@@ -32,9 +42,22 @@ from udflow.errors import OptimizationError
 from udflow.flow import Flow
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
-FULL_LIMIT = 10  # operators; full enumeration is exponential beyond (Q7 has 8)
-MODES = ("auto", "full", "pruned", "exact")
+FULL_LIMIT = 1_000  # plans: enumerated one by one, all kept, up to this many (Q7 has 242)
+GROUP_LIMIT = 600  # estimated groups: the group search beyond is slower than a user waits
+KEEP = 1_000  # plans kept by full enumeration besides the plan as written
+MODES = ("auto", "full", "pruned", "greedy", "exact")
 PROPERTIES = ("analysis", "manual")
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a search found: the candidates to rank and what explain says about it."""
+
+    candidates: list
+    considered: int  # trees or multi-expressions looked at
+    count: Optional[int]  # plans in the space searched (None: unknown)
+    complete: bool  # False: the budget ran out
+    cheaper: Optional[int] = None  # full: plans cheaper than the plan as written
 
 
 def optimize(
@@ -46,23 +69,28 @@ def optimize(
     sample_size: int = DEFAULT_SAMPLE_SIZE,
     profiles: Optional[dict] = None,
     full_limit: int = FULL_LIMIT,
+    group_limit: int = GROUP_LIMIT,
+    keep: int = KEEP,
+    budget_s: Optional[float] = None,
+    progress: Optional[Callable[[Progress], None]] = None,
+    clock: Optional[Clock] = None,
 ) -> Optimized:
-    """Every valid reordering of `flow` (or the best per interesting property), costed; see `Optimized`.
+    """The cheapest valid reordering of `flow`, the best alternatives, and why; see `Optimized`.
 
     `properties`: "analysis" (static analysis of the functions) or "manual"
-    (`@uf.annotate`). `mode`: "auto" enumerates fully up to FULL_LIMIT
-    operators (`full_limit`) and prunes beyond; "full" or "pruned" force one; "exact" is
-    Algorithm 1 on concrete trees, asking the RuleBook about every tree (the
-    reference the group search is tested against). `profiles`
-    reuses function profiles of an earlier run (skips sampling). `spark` is
-    accepted for symmetry with `collect`; statistics never need a Spark job.
+    (`@uf.annotate`). `mode`: "auto" decides by the size of the plan space: "greedy"
+    when the join graph's estimate exceeds `group_limit` groups, else the group search,
+    enumerating fully when its memo holds at most `full_limit` plans and pruning beyond;
+    "full", "pruned" or "greedy" force one; "exact" is Algorithm 1 on concrete trees,
+    asking the RuleBook about every tree (the reference the group search is tested
+    against). Full enumeration keeps the `keep` cheapest plans and the plan as written.
+    `budget_s`: seconds for the search; when they run out the best plan found so far is
+    returned (`opt.alternatives.complete` is False). `progress(Progress)` is called about
+    once a second during the search (`clock`, a `budget.Clock`, replaces both). `profiles` reuses function profiles of an earlier
+    run (skips sampling). `spark` is accepted for symmetry with `collect`; statistics
+    never need a Spark job.
     """
-    if not isinstance(flow, Flow):
-        raise OptimizationError(f"optimize takes a Flow, got {type(flow).__name__}")
-    if properties not in PROPERTIES:
-        raise OptimizationError(f"properties must be one of {PROPERTIES}, got {properties!r}")
-    if mode not in MODES:
-        raise OptimizationError(f"mode must be one of {MODES}, got {mode!r}")
+    _check_arguments(flow, properties, mode, budget_s, keep)
     from udflow.rules import RuleBook
 
     root = flow.root
@@ -77,27 +105,27 @@ def optimize(
     timings["sampling"] = time.perf_counter() - started
 
     started = time.perf_counter()
+    clock = clock or Clock(budget_s, progress)
     interner = Interner()
     model = CostModel(sources, profiles, interner, keyed=keyed_operators(root))
-    operators = sum(1 for n in root.walk() if not isinstance(n, Source))
-    if mode == "auto":
-        mode = "full" if operators <= full_limit else "pruned"
     with _collector_paused():
         with RuleBook(root, properties=properties) as book:
             timings["rules_setup"] = time.perf_counter() - started  # facts, Datalog, Z3 key queries
             started = time.perf_counter()
-            candidates, considered, asked = _search(root, book, interner, model, mode)
+            asked = ExchangeMemo(book.exchanges, interner)
+            mode, reason, found = _search(root, asked, interner, model, mode, clock,
+                                          full_limit=full_limit, group_limit=group_limit, keep=keep)
         timings["search"] = time.perf_counter() - started
-        timings["rulebook"] = asked  # the part of "search" spent inside RuleBook.exchanges
+        timings["rulebook"] = asked.seconds  # the part of "search" spent inside RuleBook.exchanges
 
         started = time.perf_counter()
-        if not any(interner.id_of(c.node) == interner.id_of(root) for c in candidates):
-            candidates = [Candidate(root, ())] + list(candidates)  # pruned away: the user's plan is always shown
-        ranked = rank(candidates, model)
+        ranked = rank(found, root, model)
         timings["costing"] = time.perf_counter() - started
 
     root_id = interner.id_of(root)
     original = next(a for a in ranked if interner.id_of(a.node) == root_id)
+    if not found.complete:
+        reason += f"; the budget of {clock.budget_s:g} s ran out while {clock.ran_out}: the best plan found so far"
 
     def why_not(a: str, b: str):
         with RuleBook(root, properties=properties) as book:
@@ -105,13 +133,27 @@ def optimize(
 
     return Optimized(
         original=original,
-        alternatives=Alternatives(ranked, mode, considered),
+        alternatives=Alternatives(ranked, mode, found.considered, count=found.count,
+                                  complete=found.complete, reason=reason),
         model=model,
         properties=properties,
         timings=timings,
         why_not=why_not,
         profiles=profiles,
     )
+
+
+def _check_arguments(flow, properties: str, mode: str, budget_s, keep: int) -> None:
+    if not isinstance(flow, Flow):
+        raise OptimizationError(f"optimize takes a Flow, got {type(flow).__name__}")
+    if properties not in PROPERTIES:
+        raise OptimizationError(f"properties must be one of {PROPERTIES}, got {properties!r}")
+    if mode not in MODES:
+        raise OptimizationError(f"mode must be one of {MODES}, got {mode!r}")
+    if budget_s is not None and not budget_s > 0:
+        raise OptimizationError(f"budget_s must be a positive number of seconds, got {budget_s!r}")
+    if keep < 1:
+        raise OptimizationError(f"keep must be at least 1, got {keep!r}")
 
 
 @contextmanager
@@ -132,20 +174,67 @@ def _collector_paused():
             gc.enable()
 
 
-def _search(root: Node, book, interner: Interner, model: CostModel, mode: str) -> tuple[list[Candidate], int, float]:
-    """The candidates of one mode, how many trees the search looked at, and the time in the RuleBook."""
+def _search(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, mode: str,
+            clock: Clock, *, full_limit: int, group_limit: int, keep: int) -> tuple[str, str, Found]:
+    """The mode that ran, why, and what it found."""
     if mode == "exact":
-        search = Search(book.exchanges, interner=interner)
-        found = search.alternatives(root)
-        return found, len(found), search.exchange_seconds
-    pruned = mode == "pruned"
-    groups = GroupSearch(book.exchanges, interner=interner, one_per_root=pruned, one_member=pruned)
-    top = groups.explore(root)
+        search = Search(asked, interner=interner)
+        plans = search.alternatives(root)
+        return mode, "exact mode asked for: Algorithm 1 on concrete trees", Found(plans, len(plans), len(plans), True)
+    if mode == "greedy":
+        return mode, "greedy mode asked for", _greedy(root, asked, interner, model, clock)
     if mode == "full":
-        found = groups.plans(top)
-        return found, len(found), groups.exchange_seconds
-    found = groups.best(top, model.cost, model.partitioning, interface=model.interface)
-    return found, len(groups.mexprs), groups.exchange_seconds
+        return mode, "full enumeration asked for", _full(root, asked, interner, model, clock, keep)
+    if mode == "pruned":
+        return mode, "pruned search asked for", _pruned(_explored(root, asked, interner, clock, pruned=True), model, clock)
+    estimate = estimated_groups(root, cap=100 * group_limit)
+    if estimate > group_limit:
+        why = (f"auto: the join graph gives ~{estimate:,} memo groups, more than the group search's "
+               f"limit of {group_limit:,}: greedy descent by single exchanges (a heuristic)")
+        return "greedy", why, _greedy(root, asked, interner, model, clock)
+    groups, top = _explored(root, asked, interner, clock, pruned=True)
+    plans = groups.count(top)
+    if plans <= full_limit and groups.complete:
+        why = (f"auto: the memo holds {plans:,} plans, at most {full_limit:,}: every plan enumerated "
+               f"(join graph estimate ~{estimate:,} groups)")
+        return "full", why, _full(root, asked, interner, model, clock, keep)
+    why = (f"auto: the memo holds {plans:,} plans, more than {full_limit:,} to enumerate: the cheapest "
+           f"plan per interface per group, as cheap as full enumeration for this cost model "
+           f"(join graph estimate ~{estimate:,} groups)")
+    return "pruned", why, _pruned((groups, top), model, clock)
+
+
+def _explored(root: Node, asked: ExchangeMemo, interner: Interner, clock: Clock, *, pruned: bool):
+    groups = GroupSearch(asked, interner=interner, one_per_root=pruned, one_member=pruned)
+    top = groups.explore(root, clock=clock)
+    return groups, top
+
+
+def _pruned(explored, model: CostModel, clock: Clock) -> Found:
+    groups, top = explored
+    found = groups.best(top, model.cost, model.partitioning, interface=model.interface, clock=clock)
+    complete = groups.complete and clock.ran_out is None
+    return Found(found, len(groups.mexprs), groups.count(top), complete)
+
+
+def _full(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock, keep: int) -> Found:
+    groups, top = _explored(root, asked, interner, clock, pruned=False)
+    count = groups.count(top)
+    if count <= keep:  # every plan is kept anyway: build them (Q7's 242) rather than stream them
+        plans = groups.plans(top)
+        return Found(plans, len(plans), count, groups.complete)
+    space = PlanSpace(groups, model.cost, model.interface, clock)
+    ranking = space.ranked(top, keep, model.cost(root))
+    candidates = [c for _, c in ranking.kept]
+    if not ranking.complete:
+        candidates.append(space.cheapest(top))  # known from the classes even if the stream stopped
+    return Found(candidates, ranking.seen, count, groups.complete and ranking.complete, ranking.cheaper)
+
+
+def _greedy(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock) -> Found:
+    descent = Descent(asked, interner, model.cost, lambda n: model.estimate(n).rows, clock)
+    visited = descent.run(root)
+    return Found(visited, descent.considered, None, descent.complete)
 
 
 def keyed_operators(root: Node) -> dict[str, frozenset]:
@@ -174,19 +263,24 @@ def statistics_of(root: Node) -> dict:
     return {n.label: source_statistics(n, keys) for n in root.walk() if isinstance(n, Source)}
 
 
-def rank(candidates: list[Candidate], model: CostModel) -> list[Alternative]:
-    """Cost every candidate and sort, cheapest first; ties keep enumeration order (original first)."""
+def rank(found: Found, root: Node, model: CostModel) -> list[Alternative]:
+    """Cost the candidates (and the plan as written, always shown) and sort them, cheapest first;
+    ties keep the plan as written first, then enumeration order. Ranks are positions, except a
+    plan as written that full enumeration did not keep: its rank counts every cheaper plan."""
+    intern = model.interner.id_of
+    root_id = intern(root)
+    unique = {}
+    for c in [Candidate(root, ())] + list(found.candidates):
+        unique.setdefault(intern(c.node), c)
     costed = sorted(
-        ((model.cost(c.node), i, c) for i, c in enumerate(candidates)), key=lambda t: (t[0], t[1])
+        ((model.cost(c.node), node_id != root_id, i, c) for i, (node_id, c) in enumerate(unique.items())),
+        key=lambda t: t[:3],
     )
-    return [
-        Alternative(
-            node=c.node,
-            cost=cost,
-            rank=r,
-            certificates=CertificateChain(c.chain),
-            estimate=model.estimate(c.node),
-            model=model,
-        )
-        for r, (cost, _, c) in enumerate(costed, 1)
-    ]
+    out = []
+    for position, (cost, not_original, _, c) in enumerate(costed, 1):
+        r = position
+        if not not_original and found.cheaper is not None and found.cheaper >= position:
+            r = found.cheaper + 1  # beyond the plans kept
+        out.append(Alternative(node=c.node, cost=cost, rank=r, certificates=CertificateChain(c.chain),
+                               estimate=model.estimate(c.node), model=model))
+    return out

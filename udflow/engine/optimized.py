@@ -3,7 +3,7 @@
     opt = uf.optimize(flow)
     opt.best            the cheapest plan, a Flow whose hints carry its join strategies
     opt.original        the plan as written (costed the same way, with its own hints)
-    opt.alternatives    every plan considered, cheapest first; .mode is "full" or "pruned"
+    opt.alternatives    the plans kept, cheapest first (see `Alternatives`); .mode, .count, .reason
     opt.certificates    the certificates of the exchanges that turn original into best
     opt.why_not(a, b)   why two operators may or may not be exchanged
     opt.explain()       both plans with estimated rows, the rewrites and their facts
@@ -59,16 +59,30 @@ class Alternative:
 
 
 class Alternatives(tuple):
-    """The alternatives, cheapest first. `mode`: "full" (every valid reordering) or "pruned"
-    (the cheapest per memo entry and interesting property); `considered`: trees costed."""
+    """The plans kept, cheapest first; each `Alternative.rank` is its rank among all plans.
+
+    `mode`: the search that ran: "full" (every valid reordering costed; the `keep` cheapest
+    are kept, and the plan as written), "pruned" (the cheapest plan per root operator and
+    partitioning of the group search), "greedy" (the plans a steepest descent passed
+    through) or "exact". `count`: plans in the space searched: every valid plan (full,
+    exact), the plans of the explored memo (pruned), None (greedy, never counted).
+    `considered`: plans streamed (full), multi-expressions (pruned), neighbours costed
+    (greedy). `complete`: False when the budget ran out. `reason`: why this mode ran."""
 
     mode: str
     considered: int
+    count: Optional[int]
+    complete: bool
+    reason: str
 
-    def __new__(cls, items, mode: str, considered: int):
+    def __new__(cls, items, mode: str, considered: int, *, count: Optional[int] = None,
+                complete: bool = True, reason: str = ""):
         self = super().__new__(cls, items)
         self.mode = mode
         self.considered = considered
+        self.count = count
+        self.complete = complete
+        self.reason = reason
         return self
 
 
@@ -135,7 +149,9 @@ class Optimized:
         chosen, original = self.chosen, self._original
         lines = [
             f"udflow optimizer: {len(self.alternatives)} alternatives considered "
-            f"({self.mode} enumeration, properties={self.properties})",
+            f"({self.mode} {'enumeration' if self.mode in ('full', 'exact') else 'search'}, "
+            f"properties={self.properties})",
+            f"search: {self._search_summary()}",
             f"estimated cost: as written {original.cost:.4g} s, chosen {chosen.cost:.4g} s "
             f"({self.speedup:.2f}x cheaper); the plan as written ranks #{original.rank}",
             "",
@@ -155,6 +171,14 @@ class Optimized:
         lines.append("")
         lines.append(self._cost_breakdown(original, chosen))
         return "\n".join(lines)
+
+    def _search_summary(self) -> str:
+        alts = self.alternatives
+        counted = f"{alts.count:,} valid plans" if alts.count is not None else "plans not counted"
+        if alts.mode == "pruned" and alts.count is not None:
+            counted = f"{alts.count:,} plans in the explored memo"
+        budget = "" if alts.complete else " [INCOMPLETE: best plan found within the budget]"
+        return f"{alts.reason or alts.mode}; {counted}, {len(alts)} kept{budget}"
 
     def _tree(self, root: Node) -> str:
         written = {n.label: n for n in self._original.node.walk()}

@@ -203,7 +203,9 @@ class FunctionProfile:
 
     `selectivity`: records emitted per call (per record for Map, per group for
     Reduce/CoGroup, per pair for Match/Cross); `cost`: seconds per call;
-    `width_ratio`: bytes per output record over bytes per input record;
+    `width_ratio`: bytes per output record over bytes per input record; `width_delta`: bytes
+    an output record has beyond an input record (a unary operator; what the cost model uses
+    for a Map, since a sum, unlike a ratio, does not depend on where the Map stands);
     `groups_per_row`: for a Reduce, groups over input records in the sample.
     `source` says where the figures come from ("sample", "hint", "default").
     `fields_read`: for a filter or a map that copies its records (`{**r, ...}`), how many
@@ -215,6 +217,7 @@ class FunctionProfile:
     selectivity: float
     cost: float
     width_ratio: float = 1.0
+    width_delta: Optional[float] = None
     groups_per_row: Optional[float] = None
     sample_groups: Optional[int] = None
     source: str = "sample"
@@ -388,6 +391,7 @@ def _profile(node: Node, counter: Optional[_Counter], sizes: dict) -> FunctionPr
         selectivity=hinted.selectivity if hinted.selectivity is not None else selectivity,
         cost=hinted.cost if hinted.cost is not None else cost,
         width_ratio=(width_out / width_in) if width_in and rows_out and node.arity == 1 else 1.0,
+        width_delta=(width_out - width_in) if width_in and rows_out and node.arity == 1 else None,
         groups_per_row=groups_per_row,
         sample_groups=sample_groups,
         source=origin,

@@ -1,0 +1,294 @@
+"""The optimizer at scale (issue 13): the size of the plan space decides the search; full
+enumeration counts and ranks every plan without keeping them; the pruned search chooses
+what full enumeration chooses; a budget returns a valid plan.
+
+Everything runs the real analysis, RuleBook and cost model on generated flows (in-memory
+sources, no Spark). Function profiles are fixed per flow so that costs repeat exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import tracemalloc
+
+import pytest
+
+import udflow as uf
+from bench.enumeration import generated_flow, shaped_flow
+from udflow.engine.budget import Clock
+from udflow.engine.cost import CostModel
+from udflow.engine.groups import GroupSearch
+from udflow.engine.memo import Interner
+from udflow.engine.optimize import keyed_operators, optimize, statistics_of
+from udflow.engine.size import connected_subgraphs, estimated_groups, join_graph
+from udflow.engine.space import PlanSpace
+from udflow.engine.statistics import profile_functions
+from udflow.errors import OptimizationError
+from udflow.rules import RuleBook, check
+
+STREAMED = 150_000  # plans: beyond, the full side of a comparison is the classes' minimum
+
+
+def fixed_profiles(flow, cost: float = 2e-7):
+    """Sampled profiles with every function's time per call fixed, so costs repeat exactly."""
+    return {label: dataclasses.replace(p, cost=cost) for label, p in profile_functions(flow.root).items()}
+
+
+def explored(flow, profiles, *, every_member: bool = True):
+    """(groups, top group, cost model) of a flow's group search, every member expanded."""
+    root = flow.root
+    interner = Interner()
+    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
+    with RuleBook(root) as book:
+        groups = GroupSearch(book.exchanges, interner=interner,
+                             one_per_root=not every_member, one_member=not every_member)
+        top = groups.explore(root)
+    return groups, top, model
+
+
+def bag(flow):
+    return sorted(map(repr, (dict(sorted(r.items())) for r in flow.collect(engine="reference"))))
+
+
+# -- the optimal substructure the searches rely on -----------------------------------------------
+
+SMALL_FLOWS = {
+    "snowflake 4, two filters": lambda: generated_flow(4, star=1),
+    "chain 4, a Map above the fact table and between the joins": lambda: generated_flow(4, star=0, maps=2),
+    "3 joins, two join functions, a Map": lambda: generated_flow(3, star=1, maps=1, join_udfs=2),
+    "star 4, three filters": lambda: generated_flow(4, star=4, filters=3),
+}
+
+
+@pytest.mark.parametrize("name", SMALL_FLOWS)
+def test_every_plans_streamed_cost_is_its_cost_and_each_plan_is_counted_once(name):
+    """Per group and interface class, cost(op(p1..pk)) = sum cost(pi) + a local cost of the
+    classes: the streamed cost of *every* plan equals the cost model's estimate of its tree,
+    and the count equals the number of distinct trees the groups expand to."""
+    flow = SMALL_FLOWS[name]()
+    groups, top, model = explored(flow, fixed_profiles(flow))
+    trees = groups.plans(top)
+    space = PlanSpace(groups, model.cost, model.interface)
+    assert space.count(top) == groups.count(top) == len(trees) > 10
+    streamed = sorted(cost for cost, _ in space.stream(top))
+    costed = sorted(model.cost(c.node) for c in trees)
+    assert len(streamed) == len(costed)
+    assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(streamed, costed))
+    best = space.cheapest(top)
+    assert math.isclose(model.cost(best.node), costed[0], rel_tol=1e-12)
+
+
+def test_full_enumeration_keeps_the_best_and_ranks_the_plan_as_written_among_all():
+    flow = generated_flow(5, star=2)
+    profiles = fixed_profiles(flow)
+    opt = optimize(flow, mode="full", keep=7, profiles=profiles)
+    groups, top, model = explored(flow, profiles)
+    every = sorted(model.cost(c.node) for c in groups.plans(top))
+    assert opt.alternatives.count == len(every) > 1000
+    assert opt.alternatives.considered == len(every)  # every plan streamed ...
+    kept = [a for a in opt.alternatives if a.node != flow.root]
+    assert len(kept) == 7  # ... seven kept besides the plan as written
+    assert [a.rank for a in kept] == list(range(1, 8))
+    assert all(math.isclose(a.cost, b, rel_tol=1e-9) for a, b in zip(kept, every))
+    original = opt.original_alternative
+    cheaper = sum(1 for c in every if c < original.cost * (1 - 1e-9))
+    assert original.rank == cheaper + 1 > 8
+    assert opt.alternatives[-1] is original
+    for alt in kept[:3]:  # kept plans are real plans: same bag, certificates that check
+        assert bag(alt.flow) == bag(flow)
+        assert all(check(c, flow).ok for c in alt.certificates)
+
+
+# -- full against pruned ------------------------------------------------------------------------
+
+# A star of 7 or 8 points with a Map has 2.5 or 14 million plans and takes 9 or 27 s here (they
+# pass: call this test with ("star", 8, 1)); left out to keep the suite's time.
+GENERATED = [(shape, joins, maps) for shape in ("chain", "snowflake", "star")
+             for joins in range(2, 9) for maps in (0, 1) if not (shape == "star" and joins > 6 and maps)]
+
+
+def full_best(groups, top, model, root) -> float:
+    """Full enumeration's cheapest cost over the fully explored groups: every plan streamed
+    (what `optimize(mode="full")` does) when there are at most STREAMED; beyond, the minimum
+    over the classes (the same number when the substructure holds, which the tests above
+    check plan by plan)."""
+    space = PlanSpace(groups, model.cost, model.interface)
+    if space.count(top) <= STREAMED:
+        return min(cost for cost, _ in space.stream(top))
+    return model.cost(space.cheapest(top).node)
+
+
+@pytest.mark.parametrize("shape, joins, maps", GENERATED)
+def test_pruned_search_chooses_the_cost_of_full_enumeration(shape, joins, maps):
+    """Every generated flow up to 8 joins, in three shapes, with two filters above the joins,
+    with and without a computing Map above the fact table (it may move anywhere above it)."""
+    flow = shaped_flow(joins, shape, filters=min(2, joins), maps=maps)
+    profiles = fixed_profiles(flow)
+    pruned = optimize(flow, mode="pruned", profiles=profiles)
+    groups, top, model = explored(flow, profiles)
+    assert pruned.alternatives.count == groups.count(top)  # the pruned exploration reaches every plan
+    assert math.isclose(pruned.chosen.cost, full_best(groups, top, model, flow.root), rel_tol=1e-9)
+
+
+def random_flow(seed: int) -> uf.Flow:
+    """A random snowflake with Python functions between the joins: computing Maps, join
+    functions, filters."""
+    rng = random.Random(seed)
+    joins = rng.randint(3, 5)
+    return generated_flow(joins, seed=seed, star=rng.randint(0, joins), filters=rng.randint(0, 2),
+                          maps=rng.randint(1, 2), join_udfs=rng.randint(0, 2))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pruned_search_equals_full_enumeration_on_random_flows_with_udfs_between_joins(seed):
+    flow = random_flow(seed)
+    profiles = fixed_profiles(flow, cost=1e-6 * (1 + seed % 3))
+    pruned = optimize(flow, mode="pruned", profiles=profiles)
+    full = optimize(flow, mode="full", keep=5, profiles=profiles)
+    assert full.alternatives.count == pruned.alternatives.count > 1
+    assert math.isclose(pruned.chosen.cost, full.chosen.cost, rel_tol=1e-9)
+    assert bag(pruned.best) == bag(flow)
+
+
+# -- memory ---------------------------------------------------------------------------------------
+
+
+def test_counting_300k_plans_takes_memory_of_the_groups_not_of_the_plans():
+    """The 8-join snowflake with a star of 4 has 344,640 plans; the old full enumeration kept
+    every one (1.7 GB). Streaming them, keeping the best 100, allocates a few megabytes."""
+    flow = generated_flow(8, star=4, filters=2)
+    groups, top, model = explored(flow, fixed_profiles(flow))
+    space = PlanSpace(groups, model.cost, model.interface)
+    count = space.count(top)
+    assert count > 300_000
+    tracemalloc.start()
+    try:
+        ranking = space.ranked(top, 100, model.cost(flow.root))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert ranking.seen == count and ranking.complete and len(ranking.kept) == 100
+    assert peak < 32 * 2**20, f"{peak / 2**20:.1f} MiB for {count} plans"  # < 100 bytes a plan
+    assert [c for c, _ in ranking.kept] == sorted(c for c, _ in ranking.kept)
+
+
+# -- the mode, and why ------------------------------------------------------------------------------
+
+
+def test_the_join_graph_estimate_counts_connected_source_sets():
+    chain = shaped_flow(6, "chain", filters=0)  # 7 sources in a path: 7 * 8 / 2 connected sets
+    assert connected_subgraphs(join_graph(chain.root), 10**6) == 28
+    assert estimated_groups(chain.root) == 28
+    star = shaped_flow(6, "star", filters=2)  # fact and 6 points: 2^6 sets with the fact, 6 without
+    assert connected_subgraphs(join_graph(star.root), 10**6) == 2**6 + 6
+    assert estimated_groups(star.root) == (2**6 + 6) * 4
+    big = shaped_flow(20, "star", filters=0)
+    assert estimated_groups(big.root, cap=5000) > 5000  # stops counting early
+
+
+def test_auto_mode_decides_by_the_plan_space_and_explain_says_why():
+    small = generated_flow(3, star=1)
+    opt = optimize(small, profiles=fixed_profiles(small))
+    assert opt.mode == "full" and opt.alternatives.complete
+    assert f"the memo holds {opt.alternatives.count:,} plans" in opt.explain()
+
+    middle = generated_flow(6, star=2)
+    opt = optimize(middle, profiles=fixed_profiles(middle))
+    assert opt.mode == "pruned" and opt.alternatives.count > 1000
+    assert "more than 1,000 to enumerate" in opt.explain()
+
+    large = shaped_flow(20, "snowflake", filters=2, maps=1)
+    opt = optimize(large, profiles=fixed_profiles(large))
+    assert opt.mode == "greedy" and opt.alternatives.count is None
+    assert "greedy" in opt.explain() and "join graph gives" in opt.explain()
+    assert opt.chosen.cost < opt.original_alternative.cost  # filters go down at least
+    assert bag(opt.best) == bag(large)
+    assert all(check(c, large).ok for c in opt.certificates)
+
+
+# -- the budget ---------------------------------------------------------------------------------------
+
+
+class Steps:
+    """A timer that advances by `step` seconds each time it is read: the budget runs out after
+    a fixed number of the search's checks, whatever the load of the machine."""
+
+    def __init__(self, step: float):
+        self.step, self.now = step, 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("mode, checks", [("pruned", 20), ("full", 20), ("greedy", 4)])
+def test_a_budget_returns_a_valid_plan_and_says_so(mode, checks):
+    """The search stops after `checks` looks at the clock (the exploration looks every 64
+    questions, the descent every move) with the best plan found so far."""
+    flow = generated_flow(12, star=2, maps=1)
+    profiles = fixed_profiles(flow)
+    clock = Clock(budget_s=checks * 1e-3, timer=Steps(1e-3))
+    opt = optimize(flow, mode=mode, profiles=profiles, clock=clock)
+    assert not opt.alternatives.complete and clock.ran_out
+    assert f"the budget of {checks * 1e-3:g} s ran out while {clock.ran_out}" in opt.explain()
+    assert "INCOMPLETE" in opt.explain()
+    assert opt.chosen.cost < opt.original_alternative.cost  # some progress was made
+    assert bag(opt.best) == bag(flow)
+    assert all(check(c, flow).ok for c in opt.certificates)
+
+
+def test_a_tiny_budget_still_returns_the_plan_as_written():
+    flow = generated_flow(8, star=2)
+    opt = optimize(flow, budget_s=1e-6, profiles=fixed_profiles(flow))
+    assert not opt.alternatives.complete and len(opt.alternatives) >= 1
+    assert opt.chosen.cost <= opt.original_alternative.cost
+
+
+def test_progress_is_reported_while_exploring():
+    flow = generated_flow(6, star=2)
+    events = []
+    with RuleBook(flow.root) as book:
+        GroupSearch(book.exchanges).explore(flow.root, clock=Clock(progress=events.append, every_s=0.0))
+    assert events and all(e.phase == "exploring" for e in events)
+    assert events[-1].done > events[0].done and "exploring" in str(events[-1])
+
+
+def test_bad_budgets_and_keeps_are_udflow_errors():
+    flow = generated_flow(2, star=1)
+    with pytest.raises(OptimizationError, match="budget_s"):
+        optimize(flow, budget_s=0)
+    with pytest.raises(OptimizationError, match="keep"):
+        optimize(flow, keep=0)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
+def test_cli_budget_reaches_the_search_and_explain_says_it_ran_out():
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "udflow", "explain", "tests/pipelines/gen_joins.py::filter_above_join",
+                           "--budget", "0.000001", "--no-cache"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "the budget of 1e-06 s ran out" in done.stdout and "Chosen plan" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "udflow", "explain", "tests/pipelines/gen_joins.py::filter_above_join",
+                          "--budget", "-1"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "more than 0 seconds" in bad.stderr
+
+
+def test_plain_progress_lines_show_a_long_search():
+    import io
+
+    from udflow.batch.progress import PlainReporter
+
+    out = io.StringIO()
+    reporter = PlainReporter(out)
+    reporter.begin(["p"])
+    reporter.stage("p", "optimizing")  # a stage alone prints nothing ...
+    reporter.stage("p", "optimizing: exploring (1,234), 2.0 s")  # ... a search's progress does
+    assert out.getvalue() == "      p: optimizing: exploring (1,234), 2.0 s\n"
