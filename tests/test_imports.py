@@ -4,9 +4,8 @@ and the modules of the analysis stay small enough to read (docs/analysis.md,
 
 The import graph is read from the modules' syntax trees, so an import inside
 a function (a lazy import, the usual way to hide a circle) counts like any other.
-The graph is the whole package's, but only circles through `udflow.analysis` are
-asserted: `udflow.flow` -> `udflow.spark_backend` -> `udflow.spark_backend.lower`
--> `udflow.flow` (lazy imports on both sides) is still open elsewhere.
+No module of udflow is part of a circle (the last one, `udflow.flow` ->
+`udflow.spark_backend` -> `udflow.flow`, went with issue 14).
 """
 
 from __future__ import annotations
@@ -102,6 +101,11 @@ def test_the_graph_sees_lazy_and_relative_imports(tmp_path):
 def test_no_import_circle_involves_the_analysis():
     found = [c for c in cycles(import_graph()) if any(m.startswith("udflow.analysis") for m in c)]
     assert found == [], f"import circles through udflow.analysis: {found}"
+
+
+def test_no_import_circle_anywhere_in_udflow():
+    """DESIGN.md: no import circles (flow.py and the Spark backend included, issue 14)."""
+    assert cycles(import_graph()) == []
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "analysis").glob("*.py")), ids=lambda p: p.name)
