@@ -16,13 +16,14 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import networkx as nx
 
-from udflow.errors import FlowConstructionError
+from udflow.errors import FieldWarning, FlowConstructionError, closest
 from udflow.plan import (
     CoGroup,
     Cross,
@@ -166,6 +167,35 @@ def _check_tree(label: str, left: Node, right: Node) -> None:
             )
 
 
+def _warn_unknown_reads(node: Node) -> Node:
+    """Warn (`FieldWarning`) when `node`'s function reads a field its inputs cannot have,
+    which is most likely a typo (`r["trip_distanse"]`): a KeyError on every record, or a
+    `.get` that is always None. Names the field, the line that reads it and the closest
+    field the input has. A warning, not an error: a read the analysis sees may sit behind
+    a guard (`if "x" in r`) that Python never passes."""
+    carried = [output_fields(child) for child in node.inputs]
+    if node.function is None or isinstance(node, Custom) or any(c is None for c in carried):
+        return node
+    available = frozenset().union(*carried)
+    try:
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis result, nothing to check
+        return node
+    if props.origin != "analysis":
+        return node
+    for name in sorted(props.reads - available):
+        lines = props.lines_for("reads", name)
+        where = f" (line {lines[0]})" if lines else ""
+        hint = closest(name, available) or f" its input has: {', '.join(sorted(available))}"
+        warnings.warn(
+            f"{node.label}: {props.location} reads field {name!r}{where}, which its input cannot "
+            f"have;{hint}",
+            FieldWarning,
+            stacklevel=3,
+        )
+    return node
+
+
 def _unique_label(base: str, taken: set[str]) -> str:
     if base not in taken:
         return base
@@ -219,13 +249,13 @@ class Flow:
         """Map: `f(record)` returns one dict, or yields any number of dicts."""
         label = self._label(f"Map({function_name(f)})", name)
         _check_callable(label, f)
-        return Flow(Map(label, self.root, f))
+        return Flow(_warn_unknown_reads(Map(label, self.root, f)))
 
     def filter(self, pred: Callable, *, name: Optional[str] = None) -> "Flow":
         """A Map that emits the record unchanged iff `pred(record)` is true."""
         label = self._label(f"Filter({function_name(pred)})", name)
         _check_callable(label, pred, "predicate")
-        return Flow(Map(label, self.root, pred, is_filter=True))
+        return Flow(_warn_unknown_reads(Map(label, self.root, pred, is_filter=True)))
 
     def reduce(self, key: KeySpec, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Reduce: `f(rows)` is called once per group of records equal on `key`, and yields dicts."""
@@ -233,7 +263,7 @@ class Flow:
         label = self._label(f"Reduce[{','.join(key)}]({function_name(f)})", name)
         _check_callable(label, f)
         _check_key(label, key, self.root)
-        return Flow(Reduce(label, self.root, key, f))
+        return Flow(_warn_unknown_reads(Reduce(label, self.root, key, f)))
 
     def _binary_inputs(self, other: "Flow", label: str) -> Node:
         if not isinstance(other, Flow):
@@ -269,7 +299,7 @@ class Flow:
         _check_key(label, left_key, self.root, "left input")
         _check_key(label, right_key, right, "right input")
         _check_disjoint(label, self.root, right)
-        return Flow(Match(label, self.root, right, left_key, right_key, f))
+        return Flow(_warn_unknown_reads(Match(label, self.root, right, left_key, right_key, f)))
 
     def apply(self, op_type: OperatorType, *others: "Flow", name: Optional[str] = None, **params: Any) -> "Flow":
         """An operator of a registered type over this flow (and `others`, for binary types)."""
@@ -292,7 +322,7 @@ class Flow:
             _check_callable(label, f)
         right = self._binary_inputs(other, label)
         _check_disjoint(label, self.root, right)
-        return Flow(Cross(label, self.root, right, f))
+        return Flow(_warn_unknown_reads(Cross(label, self.root, right, f)))
 
     def cogroup(self, other: "Flow", on: Any, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """CoGroup: `f(left_rows, right_rows)` once per key value of either input."""
@@ -303,7 +333,7 @@ class Flow:
         _check_key(label, left_key, self.root, "left input")
         _check_key(label, right_key, right, "right input")
         _check_disjoint(label, self.root, right)
-        return Flow(CoGroup(label, self.root, right, left_key, right_key, f))
+        return Flow(_warn_unknown_reads(CoGroup(label, self.root, right, left_key, right_key, f)))
 
     # -- running -------------------------------------------------------------
 

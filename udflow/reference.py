@@ -27,7 +27,7 @@ import inspect
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from udflow.errors import UdfRuntimeError
+from udflow.errors import UdfRuntimeError, user_failure
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 
 Record = dict
@@ -171,7 +171,8 @@ def call(node: Node, thunk: Callable[[], Any], record: Any) -> Any:
     try:
         return thunk()
     except Exception as exc:  # noqa: BLE001 - re-raised with the operator and record named
-        raise UdfRuntimeError(_failure(node, f"raised {type(exc).__name__}: {exc}", record)) from exc
+        fields = record.keys() if isinstance(record, dict) else None
+        raise UdfRuntimeError(_failure(node, user_failure(exc, node.fn, fields), record)) from exc
 
 
 def emitted(node: Node, thunk: Callable[[], Any], record: Any) -> list[Record]:
@@ -210,4 +211,7 @@ def _failure(node: Node, what: str, record: Any) -> str:
     shown = record() if callable(record) else repr(record)
     if len(shown) > RECORD_REPR_LIMIT:
         shown = shown[:RECORD_REPR_LIMIT] + "..."
-    return f"{node.label}: {function_location(node.fn)} {what}\n  record: {shown}"
+    # inspect.unwrap: the optimizer samples a function through a counting wrapper
+    # (functools.wraps); the message names the user's function, not the wrapper.
+    fn = inspect.unwrap(node.fn) if callable(node.fn) else node.fn
+    return f"{node.label}: {function_location(fn)} {what}\n  record: {shown}"
