@@ -184,8 +184,8 @@ def _warn_unknown_reads(node: Node) -> Node:
     if props.origin != "analysis":
         return node
     for name in sorted(props.reads - available):
-        lines = props.lines_for("reads", name)
-        where = f" (line {lines[0]})" if lines else ""
+        line = _literal_line(node.function, name) or next(iter(props.lines_for("reads", name)), 0)
+        where = f" (line {line})" if line else ""
         hint = closest(name, available) or f" its input has: {', '.join(sorted(available))}"
         warnings.warn(
             f"{node.label}: {props.location} reads field {name!r}{where}, which its input cannot "
@@ -194,6 +194,24 @@ def _warn_unknown_reads(node: Node) -> Node:
             stacklevel=3,
         )
     return node
+
+
+def _literal_line(fn: Callable, name: str) -> int:
+    """The first line of `fn`'s source that spells the string `name` (`r["name"]`,
+    `r.get("name")`): where a typo is, rather than where the value is used. 0: not found."""
+    import ast
+    import inspect
+    import io
+    import tokenize
+
+    try:
+        lines, first = inspect.getsourcelines(inspect.unwrap(fn))
+        for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
+            if tok.type == tokenize.STRING and ast.literal_eval(tok.string) == name:
+                return first + tok.start[0] - 1
+    except (OSError, TypeError, SyntaxError, ValueError, tokenize.TokenError):
+        pass
+    return 0
 
 
 def _unique_label(base: str, taken: set[str]) -> str:
