@@ -22,6 +22,7 @@ import sys
 from typing import Optional, Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+WRITE_MODES = ("errorifexists", "error", "overwrite", "append", "ignore")  # Spark's save modes
 
 GRAPHVIZ_MISSING = (
     "udflow explain --svg needs Graphviz's `dot` program, which is not on PATH.\n"
@@ -52,7 +53,10 @@ def _add_optimizer_options(p: argparse.ArgumentParser, cache: bool = True) -> No
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -112,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="a .py file, a folder, or a results .json file")
     p.add_argument("--sample", type=_positive, metavar="N",
                    help="compare original and chosen plan on N records per source")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 also when a pipeline could not be optimized (not verifiable)")
     _add_jobs_option(p)
     _add_optimizer_options(p)
 
@@ -124,8 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--master", default="local[*]", metavar="URL",
                    help="Spark master URL (default: local[*]), e.g. spark://host:7077")
     p.add_argument("--output", metavar="PATH", help="write the result as parquet here")
-    p.add_argument("--mode", choices=("errorifexists", "overwrite"), default="errorifexists",
-                   help="what to do when --output exists (default: refuse)")
+    p.add_argument("--mode", choices=WRITE_MODES, default="errorifexists",
+                   help="what to do when --output exists: refuse (errorifexists, error; the default), "
+                        "overwrite it, append to it, or ignore (write nothing)")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark setting, repeatable (e.g. spark.executor.memory=4g)")
     p.add_argument("--show", type=int, default=20, metavar="N", help="rows to print without --output (default 20)")
@@ -150,10 +157,13 @@ def _cache(args):
     return None if args.no_cache else ResultCache(args.cache_dir)
 
 
-def _check_paths(paths: Sequence[str]) -> None:
+def _check_paths(paths: Sequence[str], suffixes: tuple[str, ...] = (".py",)) -> None:
     for path in paths:
         if not os.path.exists(path):
             raise UsageError(f"no file or folder at {path!r}")
+        if os.path.isfile(path) and not path.endswith(suffixes):
+            raise UsageError(f"{path!r} is not a {' or '.join(suffixes)} file; give pipeline files "
+                             "(.py) or folders of them")
 
 
 def cmd_optimize(args) -> int:
@@ -181,11 +191,19 @@ def _one(args):
     from udflow.batch.fingerprint import pipeline_key, rule_set_hash
     from udflow.batch.runner import optimize_one
 
+    path, _ = discovery.split_target(args.target)
+    if os.path.isfile(path) and not path.endswith(".py"):
+        raise UsageError(f"{path!r} is not a .py file (expected PATH::NAME, e.g. pipelines/q7.py::q7)")
     try:
         ref = discovery.resolve(args.target)
     except (FileNotFoundError, LookupError) as exc:
         raise UsageError(str(exc)) from None
-    flow = discovery.build(discovery.load_module(ref.file), ref)
+    module = discovery.load_module(ref.file)
+    if not hasattr(module, ref.attr):
+        names = discovery.pipeline_names(module)
+        raise UsageError(f"{discovery.display_path(ref.file)} has no pipeline {ref.attr!r}; its pipelines: "
+                         + (", ".join(names) or "none"))
+    flow = discovery.build(module, ref)
     cache = _cache(args)
     key = pipeline_key(ref.name, ref.file, flow.root, args.properties)
     outcome = cache.get(key) if cache else None
@@ -198,6 +216,8 @@ def _one(args):
                    "seconds": seconds, "cached": False, "key": key, "rule_set": rule_set_hash()}
         if cache:
             cache.put(key, outcome)
+    if outcome.get("status") != "ok":  # a failure the cache kept: reported as it was first
+        raise discovery.PipelineLoadError(outcome.get("stage", "optimize"), outcome.get("reason", "unknown"))
     return ref, flow, outcome
 
 
@@ -231,7 +251,7 @@ def cmd_verify(args) -> int:
     from udflow.batch.runner import Options, optimize_batch
     from udflow.batch.verify import verify_batch
 
-    _check_paths(args.paths)
+    _check_paths(args.paths, (".py", ".json"))
     console = _console()
     json_files = [p for p in args.paths if p.endswith(".json")]
     if json_files and len(json_files) != len(args.paths):
@@ -260,7 +280,7 @@ def cmd_verify(args) -> int:
         print(f"{len(skipped)} pipeline(s) not verifiable (no optimized plan):")
         for o in skipped:
             print(f"  {o['name']}  [{o['stage']}] {o['reason']}")
-    return EXIT_FAILED if rejected else EXIT_OK
+    return EXIT_FAILED if rejected or (args.strict and skipped) else EXIT_OK
 
 
 def cmd_run(args) -> int:
@@ -268,6 +288,10 @@ def cmd_run(args) -> int:
 
     from udflow.batch.outcome import best_flow
 
+    _spark_conf(args.master, args.conf)  # a malformed --conf is a usage error before any work
+    if args.output and args.mode in ("errorifexists", "error") and os.path.exists(args.output):
+        raise UsageError(f"--output {args.output!r} exists; pass --mode overwrite, --mode append or "
+                         "--mode ignore, or choose another path")
     ref, flow, outcome = _one(args)
     best = best_flow(flow.root, outcome)
     print(f"{ref.name}: {outcome['alternatives']} alternatives, chosen plan"

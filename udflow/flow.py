@@ -214,6 +214,25 @@ def _literal_line(fn: Callable, name: str) -> int:
     return 0
 
 
+def _fn_label(fn: Any) -> str:
+    """`function_name(fn)`, except that a lambda sharing its line with other lambdas is
+    told apart by its column: `lambda@12:30` (1-based, where its `lambda` keyword is)."""
+    name = function_name(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or not name.startswith("lambda@"):
+        return name
+    import linecache
+
+    line = linecache.getline(code.co_filename, code.co_firstlineno)
+    starts = [i for i in range(len(line)) if line.startswith("lambda", i)
+              and (i == 0 or not (line[i - 1].isalnum() or line[i - 1] == "_"))]
+    if len(starts) < 2:
+        return name
+    body = next((col for ln, _, col, _ in code.co_positions() if ln == code.co_firstlineno and col), None)
+    keyword = max((i for i in starts if body is None or i < body), default=starts[0])
+    return f"{name}:{keyword + 1}"
+
+
 def _unique_label(base: str, taken: set[str]) -> str:
     if base not in taken:
         return base
@@ -265,20 +284,20 @@ class Flow:
 
     def map(self, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Map: `f(record)` returns one dict, or yields any number of dicts."""
-        label = self._label(f"Map({function_name(f)})", name)
+        label = self._label(f"Map({_fn_label(f)})", name)
         _check_callable(label, f)
         return Flow(_warn_unknown_reads(Map(label, self.root, f)))
 
     def filter(self, pred: Callable, *, name: Optional[str] = None) -> "Flow":
         """A Map that emits the record unchanged iff `pred(record)` is true."""
-        label = self._label(f"Filter({function_name(pred)})", name)
+        label = self._label(f"Filter({_fn_label(pred)})", name)
         _check_callable(label, pred, "predicate")
         return Flow(_warn_unknown_reads(Map(label, self.root, pred, is_filter=True)))
 
     def reduce(self, key: KeySpec, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Reduce: `f(rows)` is called once per group of records equal on `key`, and yields dicts."""
         key = _as_fields(key)
-        label = self._label(f"Reduce[{','.join(key)}]({function_name(f)})", name)
+        label = self._label(f"Reduce[{','.join(key)}]({_fn_label(f)})", name)
         _check_callable(label, f)
         _check_key(label, key, self.root)
         return Flow(_warn_unknown_reads(Reduce(label, self.root, key, f)))
@@ -308,7 +327,7 @@ class Flow:
 
     def match(self, other: "Flow", on: Any, f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Match (equi-join) on `on=(left_fields, right_fields)`; `f=None` concatenates."""
-        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({function_name(f)})"
+        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({_fn_label(f)})"
         label = self._label(base, name, other.root)
         left_key, right_key = self._join_keys(label, on)
         if f is not None:
@@ -335,7 +354,7 @@ class Flow:
 
     def cross(self, other: "Flow", f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Cross (Cartesian product); `f(left, right)`, `f=None` concatenates."""
-        label = self._label(f"Cross({function_name(f)})", name, other.root)
+        label = self._label(f"Cross({_fn_label(f)})", name, other.root)
         if f is not None:
             _check_callable(label, f)
         right = self._binary_inputs(other, label)
@@ -344,7 +363,7 @@ class Flow:
 
     def cogroup(self, other: "Flow", on: Any, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """CoGroup: `f(left_rows, right_rows)` once per key value of either input."""
-        label = self._label(f"CoGroup({function_name(f)})", name, other.root)
+        label = self._label(f"CoGroup({_fn_label(f)})", name, other.root)
         left_key, right_key = self._join_keys(label, on)
         _check_callable(label, f)
         right = self._binary_inputs(other, label)
