@@ -289,6 +289,26 @@ def test_explain_of_a_broken_pipeline_says_why(target, stage, words):
     assert "Traceback" not in done.stderr
 
 
+def test_explain_of_a_failure_served_from_the_cache_says_why(tmp_path):
+    """The cache keeps failures of the optimizer; explain reads them without a KeyError."""
+    target = f"{BATCH}/broken_optimize.py::divides_by_zero"
+    cache = str(tmp_path / "cache")
+    first = udflow("optimize", f"{BATCH}/broken_optimize.py", "--jobs", "1", "--cache-dir", cache)
+    assert first.returncode == 1
+    done = udflow("explain", target, "--cache-dir", cache)
+    assert done.returncode == 1, done.stderr
+    assert "the pipeline failed (optimize)" in done.stderr and "ZeroDivisionError" in done.stderr
+    assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
+
+
+def test_a_failure_names_the_users_line_not_udflows_frames(batch):
+    _, document, _, _ = batch
+    (p,) = [p for p in document["pipelines"] if p["name"].endswith("::divides_by_zero")]
+    assert "price_per_missing_unit (" in p["reason"] and "broken_optimize.py:8" in p["reason"]
+    assert "statistics" not in p["reason"] and "counted" not in p["reason"]
+    assert "udflow/" not in p["reason"]
+
+
 def test_explain_svg_needs_graphviz(tmp_path):
     svg = tmp_path / "plans.svg"
     done = udflow("explain", f"{BATCH}/gen_maps.py::long_chain", "--svg", str(svg), "--no-cache")
@@ -366,9 +386,11 @@ def test_html_report_loads_without_console_errors_and_shows_every_pipeline(batch
     for p in document["pipelines"]:
         assert p["name"] in dom
         if p["status"] == "ok":
-            assert f"estimated cost {p['original_cost']:.4g}" in dom
+            assert f"estimated cost {p['original_cost']:.4g} s" in dom  # with its unit
         else:
             assert escape(p["reason"].split(" (")[0], quote=False) in dom
+    assert "udflow/engine" not in dom and "udflow/reference.py" not in dom  # no internal frames
+    assert "counted" not in dom
     ok = sum(p["status"] == "ok" for p in document["pipelines"])
     assert dom.count('class="plan"') == 2 * ok  # both plans drawn for every optimized pipeline
     assert dom.count("<details><summary>") >= _certificates(document)
@@ -409,3 +431,74 @@ def test_an_unchanged_batch_is_answered_without_imports_but_any_change_is_seen(t
         "import udflow as uf\nother = uf.source('u', rows=[{'x': 1}]).filter(lambda r: r['x'] > 0)\n")
     run((True, [False, True]))  # a new file (more.py, listed first): discovery runs again,
     # and the result of pipes.py comes from the cache
+
+
+# ---------------------------------------------------------------------------
+# usage errors, --mode, --strict, the summary on a narrow terminal
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, words", [
+    (["explain", f"{BATCH}/gen_joins.py::no_such_pipeline"], "has no pipeline 'no_such_pipeline'"),
+    (["run", f"{BATCH}/gen_joins.py::no_such_pipeline"], "has no pipeline 'no_such_pipeline'"),
+    (["optimize", "README.md"], "is not a .py file"),
+    (["explain", "README.md"], "is not a .py file"),
+    (["verify", "README.md"], "is not a .py or .json file"),
+    (["run", f"{BATCH}/gen_maps.py::two_filters", "--conf", "no-equals-sign"], "--conf takes KEY=VALUE"),
+    (["optimize", BATCH, "--jobs", "many"], "must be a whole number"),
+])
+def test_usage_errors_exit_2(args, words):
+    done = udflow(*args, "--no-cache")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert words in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not done.stdout.strip()  # refused before any work was done or shown
+
+
+def test_run_refuses_an_existing_output_and_accepts_every_mode_it_suggests(tmp_path):
+    from udflow.cli import build_parser
+
+    out = tmp_path / "out"
+    out.mkdir()
+    done = udflow("run", f"{BATCH}/gen_joins.py::reduce_above_join", "--output", str(out), "--no-cache")
+    assert done.returncode == 2, done.stdout + done.stderr
+    suggested = re.findall(r"--mode (\w+)", done.stderr)
+    assert {"overwrite", "append"} <= set(suggested)
+    # the backend's own message suggests mode='overwrite' or mode='append' too
+    from udflow.spark_backend import write
+    import inspect
+    suggested += re.findall(r"mode='(\w+)'", inspect.getsource(write))
+    for mode in set(suggested):
+        args = build_parser().parse_args(["run", "x.py::y", "--output", "o", "--mode", mode])
+        assert args.mode == mode
+
+
+def test_verify_strict_fails_when_a_pipeline_could_not_be_optimized(tmp_path):
+    target = f"{BATCH}/broken_optimize.py"
+    lenient = udflow("verify", target, "--jobs", "1", "--cache-dir", str(tmp_path / "c"))
+    strict = udflow("verify", target, "--jobs", "1", "--strict", "--cache-dir", str(tmp_path / "c"))
+    assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+    assert strict.returncode == 1, strict.stdout + strict.stderr
+    assert "not verifiable" in strict.stdout
+
+
+def test_the_summary_table_on_a_narrow_terminal_never_cuts_a_name(batch):
+    """Rendered by rich at 70 columns: every pipeline's name is whole (its folder said once
+    in the title), wrapped over lines if need be, never ellipsized."""
+    import io
+
+    from rich.console import Console
+
+    from udflow.batch.report import print_summary
+
+    _, document, _, _ = batch
+    out = io.StringIO()
+    console = Console(file=out, width=70, force_terminal=True, color_system=None)
+    print_summary(document["pipelines"], console)
+    text = out.getvalue()
+    assert "…" not in text
+    assert "pipelines under tests/pipelines/" in text
+    column = "".join(line.split("│")[1].strip() for line in text.splitlines()
+                     if line.startswith("│") and line.count("│") > 2)
+    names = [p["name"].removeprefix("tests/pipelines/") for p in document["pipelines"] if p["status"] == "ok"]
+    assert column == "".join(names)
