@@ -16,14 +16,14 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import networkx as nx
 
-from udflow.errors import FieldWarning, FlowConstructionError, closest
+from udflow import diagnostics
+from udflow.errors import FlowConstructionError
 from udflow.plan import (
     CoGroup,
     Cross,
@@ -37,7 +37,6 @@ from udflow.plan import (
     Reduce,
     Source,
     draw,
-    function_name,
 )
 
 KeySpec = Union[str, Sequence[str]]
@@ -122,6 +121,34 @@ def global_record(node: Node) -> frozenset[str]:
 # ---------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
+def field_family(node: Node, name: str) -> Optional[str]:
+    """The key family (`udflow.keytypes`) of field `name` in `node`'s output, when it is known
+    before running: a source's column type, carried through every operator that does not
+    write the field (analysis). None: unknown (created or changed by a function)."""
+    if isinstance(node, Source):
+        return diagnostics.source_family(node, name)
+    if isinstance(node, Custom) or name not in (output_fields(node) or ()):
+        return None
+    if node.function is not None:
+        try:
+            if name in properties_of(node).writes:
+                return None
+        except Exception:  # noqa: BLE001 - no analysis: the function may change anything
+            return None
+    carriers = [child for child in node.inputs if name in (output_fields(child) or ())]
+    return field_family(carriers[0], name) if len(carriers) == 1 else None
+
+
+def _check_key_types(label: str, left: Node, left_key: Fields, right: Node, right_key: Fields) -> None:
+    """Join / co-group keys compare the same on both engines (`udflow.keytypes`): refused
+    here when both types are known; the engines check the rest when the keys meet."""
+    diagnostics.check_key_types(label, [
+        (lk, field_family(left, lk), left.label, rk, field_family(right, rk), right.label)
+        for lk, rk in zip(left_key, right_key)
+    ])
+
+
 def _check_callable(label: str, fn: Any, what: str = "function") -> None:
     if not callable(fn):
         raise FlowConstructionError(
@@ -168,69 +195,16 @@ def _check_tree(label: str, left: Node, right: Node) -> None:
 
 
 def _warn_unknown_reads(node: Node) -> Node:
-    """Warn (`FieldWarning`) when `node`'s function reads a field its inputs cannot have,
-    which is most likely a typo (`r["trip_distanse"]`): a KeyError on every record, or a
-    `.get` that is always None. Names the field, the line that reads it and the closest
-    field the input has. A warning, not an error: a read the analysis sees may sit behind
-    a guard (`if "x" in r`) that Python never passes."""
+    """`diagnostics.unknown_reads` for a new operator whose inputs' fields are known."""
     carried = [output_fields(child) for child in node.inputs]
     if node.function is None or isinstance(node, Custom) or any(c is None for c in carried):
         return node
-    available = frozenset().union(*carried)
     try:
         props = properties_of(node)
     except Exception:  # noqa: BLE001 - no analysis result, nothing to check
         return node
-    if props.origin != "analysis":
-        return node
-    for name in sorted(props.reads - available):
-        line = _literal_line(node.function, name) or next(iter(props.lines_for("reads", name)), 0)
-        where = f" (line {line})" if line else ""
-        hint = closest(name, available) or f" its input has: {', '.join(sorted(available))}"
-        warnings.warn(
-            f"{node.label}: {props.location} reads field {name!r}{where}, which its input cannot "
-            f"have;{hint}",
-            FieldWarning,
-            stacklevel=3,
-        )
+    diagnostics.unknown_reads(node, props, frozenset().union(*carried), stacklevel=3)
     return node
-
-
-def _literal_line(fn: Callable, name: str) -> int:
-    """The first line of `fn`'s source that spells the string `name` (`r["name"]`,
-    `r.get("name")`): where a typo is, rather than where the value is used. 0: not found."""
-    import ast
-    import inspect
-    import io
-    import tokenize
-
-    try:
-        lines, first = inspect.getsourcelines(inspect.unwrap(fn))
-        for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
-            if tok.type == tokenize.STRING and ast.literal_eval(tok.string) == name:
-                return first + tok.start[0] - 1
-    except (OSError, TypeError, SyntaxError, ValueError, tokenize.TokenError):
-        pass
-    return 0
-
-
-def _fn_label(fn: Any) -> str:
-    """`function_name(fn)`, except that a lambda sharing its line with other lambdas is
-    told apart by its column: `lambda@12:30` (1-based, where its `lambda` keyword is)."""
-    name = function_name(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None or not name.startswith("lambda@"):
-        return name
-    import linecache
-
-    line = linecache.getline(code.co_filename, code.co_firstlineno)
-    starts = [i for i in range(len(line)) if line.startswith("lambda", i)
-              and (i == 0 or not (line[i - 1].isalnum() or line[i - 1] == "_"))]
-    if len(starts) < 2:
-        return name
-    body = next((col for ln, _, col, _ in code.co_positions() if ln == code.co_firstlineno and col), None)
-    keyword = max((i for i in starts if body is None or i < body), default=starts[0])
-    return f"{name}:{keyword + 1}"
 
 
 def _unique_label(base: str, taken: set[str]) -> str:
@@ -284,20 +258,20 @@ class Flow:
 
     def map(self, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Map: `f(record)` returns one dict, or yields any number of dicts."""
-        label = self._label(f"Map({_fn_label(f)})", name)
+        label = self._label(f"Map({diagnostics.lambda_label(f)})", name)
         _check_callable(label, f)
         return Flow(_warn_unknown_reads(Map(label, self.root, f)))
 
     def filter(self, pred: Callable, *, name: Optional[str] = None) -> "Flow":
         """A Map that emits the record unchanged iff `pred(record)` is true."""
-        label = self._label(f"Filter({_fn_label(pred)})", name)
+        label = self._label(f"Filter({diagnostics.lambda_label(pred)})", name)
         _check_callable(label, pred, "predicate")
         return Flow(_warn_unknown_reads(Map(label, self.root, pred, is_filter=True)))
 
     def reduce(self, key: KeySpec, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Reduce: `f(rows)` is called once per group of records equal on `key`, and yields dicts."""
         key = _as_fields(key)
-        label = self._label(f"Reduce[{','.join(key)}]({_fn_label(f)})", name)
+        label = self._label(f"Reduce[{','.join(key)}]({diagnostics.lambda_label(f)})", name)
         _check_callable(label, f)
         _check_key(label, key, self.root)
         return Flow(_warn_unknown_reads(Reduce(label, self.root, key, f)))
@@ -327,7 +301,7 @@ class Flow:
 
     def match(self, other: "Flow", on: Any, f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Match (equi-join) on `on=(left_fields, right_fields)`; `f=None` concatenates."""
-        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({_fn_label(f)})"
+        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({diagnostics.lambda_label(f)})"
         label = self._label(base, name, other.root)
         left_key, right_key = self._join_keys(label, on)
         if f is not None:
@@ -336,6 +310,7 @@ class Flow:
         _check_key(label, left_key, self.root, "left input")
         _check_key(label, right_key, right, "right input")
         _check_disjoint(label, self.root, right)
+        _check_key_types(label, self.root, left_key, right, right_key)
         return Flow(_warn_unknown_reads(Match(label, self.root, right, left_key, right_key, f)))
 
     def apply(self, op_type: OperatorType, *others: "Flow", name: Optional[str] = None, **params: Any) -> "Flow":
@@ -354,7 +329,7 @@ class Flow:
 
     def cross(self, other: "Flow", f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Cross (Cartesian product); `f(left, right)`, `f=None` concatenates."""
-        label = self._label(f"Cross({_fn_label(f)})", name, other.root)
+        label = self._label(f"Cross({diagnostics.lambda_label(f)})", name, other.root)
         if f is not None:
             _check_callable(label, f)
         right = self._binary_inputs(other, label)
@@ -363,13 +338,14 @@ class Flow:
 
     def cogroup(self, other: "Flow", on: Any, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """CoGroup: `f(left_rows, right_rows)` once per key value of either input."""
-        label = self._label(f"CoGroup({_fn_label(f)})", name, other.root)
+        label = self._label(f"CoGroup({diagnostics.lambda_label(f)})", name, other.root)
         left_key, right_key = self._join_keys(label, on)
         _check_callable(label, f)
         right = self._binary_inputs(other, label)
         _check_key(label, left_key, self.root, "left input")
         _check_key(label, right_key, right, "right input")
         _check_disjoint(label, self.root, right)
+        _check_key_types(label, self.root, left_key, right, right_key)
         return Flow(_warn_unknown_reads(CoGroup(label, self.root, right, left_key, right_key, f)))
 
     # -- running -------------------------------------------------------------
@@ -528,6 +504,8 @@ def source(
         ForeignKey(_prefixed(name, _as_fields(local), columns, prefix, "foreign key"), target, _as_fields(target_fields))
         for local, (target, target_fields) in (foreign_keys or {}).items()
     )
+    if rows_list is not None:
+        diagnostics.check_rows_types(name, columns, rows_list)
     if rows_list is not None and prefix:
         rows_list = [{prefix + k: v for k, v in r.items()} for r in rows_list]
     label = f"Source({prefix}{name})" if prefix else f"Source({name})"

@@ -27,7 +27,8 @@ import inspect
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from udflow.errors import UdfRuntimeError, user_failure
+from udflow import keytypes
+from udflow.errors import KeyTypeError, UdfRuntimeError, user_failure
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 
 Record = dict
@@ -117,6 +118,7 @@ def run_reduce(node: Reduce, records: list[Record]) -> list[Record]:
 
 
 def run_match(node: Match, left: list[Record], right: list[Record]) -> list[Record]:
+    check_key_types(node, left, right)
     by_key = groups(right, node.right_key)
     out: list[Record] = []
     for l in left:
@@ -133,6 +135,7 @@ def run_cross(node: Cross, left: list[Record], right: list[Record]) -> list[Reco
 
 
 def run_cogroup(node: CoGroup, left: list[Record], right: list[Record]) -> list[Record]:
+    check_key_types(node, left, right)
     lg, rg = groups(left, node.left_key), groups(right, node.right_key)
     out: list[Record] = []
     for key in list(lg) + [k for k in rg if k not in lg]:
@@ -142,6 +145,21 @@ def run_cogroup(node: CoGroup, left: list[Record], right: list[Record]) -> list[
             yielded(node, lambda ls=ls, rs=rs: node.fn([dict(r) for r in ls], [dict(r) for r in rs]), shown)
         )
     return out
+
+
+def check_key_types(node: Match | CoGroup, left: list[Record], right: list[Record]) -> None:
+    """Keys whose types the engines compare differently are refused, not compared
+    (`udflow.keytypes`): Python finds `0 != "0"` where Spark casts and matches."""
+    for lk, rk in zip(node.left_key, node.right_key):
+        lf = keytypes.of_values(r.get(lk) for r in left)
+        rf = keytypes.of_values(r.get(rk) for r in right)
+        clash = next(((a, b) for a in sorted(lf) for b in sorted(rf) if not keytypes.compatible(a, b)), None)
+        if clash:
+            raise KeyTypeError(
+                f"{node.label}: key field {lk!r} holds {clash[0]} values and key field {rk!r} holds "
+                f"{clash[1]} values; the engines would compare them differently, so "
+                f"{keytypes.advice(*clash)}"
+            )
 
 
 def _pair(node: Match | Cross, l: Record, r: Record) -> list[Record]:

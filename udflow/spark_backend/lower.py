@@ -57,7 +57,14 @@ from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
 from udflow.errors import UdflowError
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import udf as executor
-from udflow.spark_backend.schema import declared_types, missing_type_error, output_schema, rows_schema
+from udflow.spark_backend.schema import (
+    check_key_types,
+    common_key_type,
+    declared_types,
+    missing_type_error,
+    output_schema,
+    rows_schema,
+)
 from udflow.spark_backend.udf import BLOB, KEY, Encoder, Udf, translated
 
 SAMPLE_SIZE = 1000
@@ -212,6 +219,7 @@ class Lowering:
 
     def match(self, node: Match, key: Optional[tuple]) -> Lowered:
         left, right = self._hinted(node)
+        check_key_types(node.label, left.schema, node.left_key, right.schema, node.right_key)
         on = functools.reduce(operator.and_, [col(a) == col(b) for a, b in zip(node.left_key, node.right_key)])
         return self._pairs(node, left, left.join(right, on, "inner"), key)
 
@@ -229,10 +237,10 @@ class Lowering:
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self.typed(node.left), self.typed(node.right)
+        check_key_types(node.label, left.schema, node.left_key, right.schema, node.right_key)
         udf = Udf(node.label, function_location(node.fn), node.fn, "cogroup")
-        groups = left.groupBy(*[col(k) for k in node.left_key]).cogroup(
-            right.groupBy(*[col(k) for k in node.right_key])
-        )
+        left_cols, right_cols = _cogroup_keys(node, left.schema, right.schema)
+        groups = left.groupBy(*left_cols).cogroup(right.groupBy(*right_cols))
         keys = (node.left_key, node.right_key)
         inp = Lowered(left, pickled=False, input_schema=StructType(left.schema.fields + right.schema.fields))
         run = executor.cogroup_groups
@@ -309,6 +317,17 @@ class Lowering:
 
     def _timezone(self) -> str:
         return self.spark.conf.get("spark.sql.session.timeZone") or "UTC"
+
+
+def _cogroup_keys(node: CoGroup, left: StructType, right: StructType) -> tuple[list[Column], list[Column]]:
+    """The grouping columns of both sides; key columns of different (comparable) types are
+    cast to one, so that 1 and Decimal("1.00") meet in one group, as they do in Python."""
+    left_cols, right_cols = [], []
+    for lk, rk in zip(node.left_key, node.right_key):
+        common = common_key_type(left[lk].dataType, right[rk].dataType)
+        left_cols.append(col(lk) if common is None else col(lk).cast(common))
+        right_cols.append(col(rk) if common is None else col(rk).cast(common))
+    return left_cols, right_cols
 
 
 def _identity(udf: Udf) -> Udf:
