@@ -80,6 +80,13 @@ def test_fields_the_input_has_raise_no_warning():
         trips().filter(lambda r: r["trip_distance"] > 3).map(lambda r: {**r, "x": r.get("zone")})
 
 
+def test_a_field_tested_for_presence_raises_no_warning():
+    """`"x" in r`: the function knows the field may be absent."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FieldWarning)
+        trips().filter(lambda r: "surcharge" not in r or r["surcharge"] < 1)
+
+
 def test_a_field_a_join_brings_is_not_reported():
     zones = uf.source("zones", rows=[{"z_id": 0, "z_name": "a"}])
     with warnings.catch_warnings():

@@ -86,7 +86,10 @@ def unknown_reads(node: Node, props: Any, available: frozenset[str], stacklevel:
     if props.origin != "analysis":
         return
     for name in sorted(props.reads - available):
-        line = literal_line(node.function, name) or next(iter(props.lines_for("reads", name)), 0)
+        line, tested = spellings(node.function, name)
+        if tested:
+            continue  # `"x" in r`: the function knows the field may be absent
+        line = line or next(iter(props.lines_for("reads", name)), 0)
         where = f" (line {line})" if line else ""
         hint = closest(name, available) or f" its input has: {', '.join(sorted(available))}"
         warnings.warn(
@@ -96,22 +99,27 @@ def unknown_reads(node: Node, props: Any, available: frozenset[str], stacklevel:
         )
 
 
-def literal_line(fn: Callable, name: str) -> int:
-    """The first line of `fn`'s source that spells the string `name` (`r["name"]`,
-    `r.get("name")`): where a typo is, rather than where the value is used. 0: not found."""
+def spellings(fn: Callable, name: str) -> tuple[int, bool]:
+    """(the first line of `fn`'s source that spells the string `name`, 0 if none; whether
+    the source tests it for membership, `"name" in r` / `not in`). The line is where a typo
+    is (`r["name"]`, `r.get("name")`), rather than where the value is used."""
     import ast
     import inspect
     import io
     import tokenize
 
+    first_line, tested = 0, False
     try:
         lines, first = inspect.getsourcelines(inspect.unwrap(fn))
-        for tok in tokenize.generate_tokens(io.StringIO("".join(lines)).readline):
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO("".join(lines)).readline)
+                  if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)]
+        for tok, after in zip(tokens, tokens[1:]):
             if tok.type == tokenize.STRING and ast.literal_eval(tok.string) == name:
-                return first + tok.start[0] - 1
+                first_line = first_line or first + tok.start[0] - 1
+                tested = tested or after.string in ("in", "not")
     except (OSError, TypeError, SyntaxError, ValueError, tokenize.TokenError):
         pass
-    return 0
+    return first_line, tested
 
 
 # ---------------------------------------------------------------------------

@@ -58,8 +58,9 @@ from udflow.errors import UdflowError
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.schema import (
-    check_key_types,
+    clashing_keys,
     common_key_type,
+    key_type_error,
     declared_types,
     missing_type_error,
     output_schema,
@@ -218,8 +219,7 @@ class Lowering:
     # -- binary --------------------------------------------------------------
 
     def match(self, node: Match, key: Optional[tuple]) -> Lowered:
-        left, right = self._hinted(node)
-        check_key_types(node.label, left.schema, node.left_key, right.schema, node.right_key)
+        left, right = self._aligned(node, *self._hinted(node))
         on = functools.reduce(operator.and_, [col(a) == col(b) for a, b in zip(node.left_key, node.right_key)])
         return self._pairs(node, left, left.join(right, on, "inner"), key)
 
@@ -236,8 +236,7 @@ class Lowering:
         return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
-        left, right = self.typed(node.left), self.typed(node.right)
-        check_key_types(node.label, left.schema, node.left_key, right.schema, node.right_key)
+        left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
         udf = Udf(node.label, function_location(node.fn), node.fn, "cogroup")
         left_cols, right_cols = _cogroup_keys(node, left.schema, right.schema)
         groups = left.groupBy(*left_cols).cogroup(right.groupBy(*right_cols))
@@ -245,6 +244,21 @@ class Lowering:
         inp = Lowered(left, pickled=False, input_schema=StructType(left.schema.fields + right.schema.fields))
         run = executor.cogroup_groups
         return self._python(node, udf, inp, key, lambda enc, schema: groups.applyInArrow(run(udf, keys, enc), schema))
+
+    def _aligned(self, node: Match | CoGroup, left: DataFrame, right: DataFrame) -> tuple[DataFrame, DataFrame]:
+        """Both sides, refused when a key pair's types would be compared differently by Spark
+        and by Python (`udflow.keytypes`) and both hold values. A side whose key holds no
+        value at all (an empty input typed `string` for want of a value) is cast to the other
+        side's type instead: nulls compare alike everywhere. Only a clash costs a Spark job."""
+        for lk, rk in clashing_keys(left.schema, node.left_key, right.schema, node.right_key):
+            lt, rt = left.schema[lk].dataType, right.schema[rk].dataType
+            if not _has_value(left, lk):
+                left = left.withColumn(lk, col(lk).cast(rt))
+            elif not _has_value(right, rk):
+                right = right.withColumn(rk, col(rk).cast(lt))
+            else:
+                raise key_type_error(node.label, lk, lt, rk, rt)
+        return left, right
 
     def _hinted(self, node: Match | Cross) -> tuple[DataFrame, DataFrame]:
         left, right = self.typed(node.left), self.typed(node.right)
@@ -317,6 +331,11 @@ class Lowering:
 
     def _timezone(self) -> str:
         return self.spark.conf.get("spark.sql.session.timeZone") or "UTC"
+
+
+def _has_value(df: DataFrame, name: str) -> bool:
+    with translated():
+        return bool(df.where(col(name).isNotNull()).limit(1).count())
 
 
 def _cogroup_keys(node: CoGroup, left: StructType, right: StructType) -> tuple[list[Column], list[Column]]:

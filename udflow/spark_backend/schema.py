@@ -230,16 +230,23 @@ def key_family(dtype: DataType) -> Optional[str]:
     return None
 
 
-def check_key_types(label: str, left: StructType, left_key: tuple, right: StructType, right_key: tuple) -> None:
-    """Refuse to join or co-group columns Spark would cast to compare where Python finds them
-    unequal (`udflow.keytypes`), as the reference interpreter refuses their values."""
+def clashing_keys(left: StructType, left_key: tuple, right: StructType, right_key: tuple) -> list[tuple[str, str]]:
+    """The key pairs whose column types Spark would cast to compare where Python finds the
+    values unequal (`udflow.keytypes`)."""
+    out = []
     for lk, rk in zip(left_key, right_key):
         lf, rf = key_family(left[lk].dataType), key_family(right[rk].dataType)
         if lf is not None and rf is not None and not keytypes.compatible(lf, rf):
-            raise KeyTypeError(
-                f"{label}: key field {lk!r} holds {lf} values and key field {rk!r} holds {rf} values; "
-                f"the engines would compare them differently, so {keytypes.advice(lf, rf)}"
-            )
+            out.append((lk, rk))
+    return out
+
+
+def key_type_error(label: str, lk: str, lf: DataType, rk: str, rf: DataType) -> KeyTypeError:
+    lf, rf = key_family(lf), key_family(rf)
+    return KeyTypeError(
+        f"{label}: key field {lk!r} holds {lf} values and key field {rk!r} holds {rf} values; "
+        f"the engines would compare them differently, so {keytypes.advice(lf, rf)}"
+    )
 
 
 def common_key_type(a: DataType, b: DataType) -> Optional[DataType]:
