@@ -502,3 +502,43 @@ def test_the_summary_table_on_a_narrow_terminal_never_cuts_a_name(batch):
                      if line.startswith("│") and line.count("│") > 2)
     names = [p["name"].removeprefix("tests/pipelines/") for p in document["pipelines"] if p["status"] == "ok"]
     assert column == "".join(names)
+
+
+PLANTED = '''
+import udflow as uf
+from udflow.analysis.properties import UdfProperties
+from udflow.plan import OperatorType
+
+
+def _properties(fields, params):
+    return UdfProperties(kind="custom", reads=frozenset(), writes=frozenset(), emits=(1, 1),
+                         card_reads=frozenset(), copy=True, pure=True, output_fields=frozenset(fields[0]),
+                         side_reads=(frozenset(),), origin="annotation", location="KeepAll")
+
+
+KEEP_ALL = OperatorType("KeepAll", 1, reference=lambda bags, params: [dict(r) for r in bags[0]],
+                        output_fields=lambda fields, params: fields[0], properties=_properties,
+                        spark=lambda frames, params: frames[0]{lowering})
+
+flow = uf.source("t", rows=[{{"k": i, "v": i * 2}} for i in range(10)]).apply(KEEP_ALL).filter(lambda r: r["v"] < 12)
+'''
+
+
+def test_verify_compares_the_plan_as_written_on_both_engines(tmp_path):
+    """A planted disagreement (a Spark lowering that drops the record k == 0, which the
+    reference semantics keeps) is rejected; the same pipeline with an honest lowering passes.
+    Original and chosen plan agree on the reference interpreter in both: only running the plan
+    as written on both engines sees it."""
+    (tmp_path / "planted.py").write_text(PLANTED.format(lowering='.where("k > 0")'))
+    (tmp_path / "honest.py").write_text(PLANTED.format(lowering=""))
+    done = udflow("verify", "planted.py", "honest.py", "--sample", "50", "--jobs", "1", "--no-cache",
+                  cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (rejected,) = [line for line in done.stdout.splitlines() if line.startswith("REJECTED")]
+    assert rejected.startswith("REJECTED planted.py::flow: ")
+    assert "another bag on Spark than on the reference interpreter" in rejected
+    assert "1 record(s) only on the reference, 0 only on Spark" in rejected
+    assert "1 of 2 pipelines verified" in done.stdout
+    skipped = udflow("verify", "planted.py", "--sample", "50", "--jobs", "1", "--no-cache", "--no-spark",
+                     cwd=tmp_path)
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr

@@ -122,3 +122,40 @@ def test_the_documented_semantics_hold_on_both_engines(spark):
         reference = flow.collect(engine="reference")
         assert len(reference) == expected[name], name
         assert bag(reference) == bag(flow.collect(spark=spark)), name
+
+
+# ---------------------------------------------------------------------------
+# verify: the plan as written on both engines
+# ---------------------------------------------------------------------------
+
+
+def _keep_all(spark_lowering):
+    """An operator type with the reference semantics "keep every record" and the given Spark
+    lowering: the identity agrees, a lowering that drops records is a planted disagreement."""
+    from udflow.analysis.properties import UdfProperties
+    from udflow.plan import OperatorType
+
+    def properties(fields, params):
+        return UdfProperties(kind="custom", reads=frozenset(), writes=frozenset(), emits=(1, 1),
+                             card_reads=frozenset(), copy=True, pure=True, output_fields=frozenset(fields[0]),
+                             side_reads=(frozenset(),), origin="annotation", location="KeepAll")
+
+    return OperatorType("KeepAll", 1, reference=lambda bags, params: [dict(r) for r in bags[0]],
+                        output_fields=lambda fields, params: fields[0], properties=properties,
+                        spark=spark_lowering)
+
+
+@pytest.mark.spark
+def test_compare_engines_catches_a_planted_disagreement_and_passes_an_agreement(files, spark):
+    from udflow.batch.verify import compare_engines
+
+    parquet, csv = files
+    zones = uf.source("zones", path=csv).map(lambda r: {**r, "z_key": int(r["z_id"])})
+    joined = uf.source("trips", path=parquet).match(zones, on=("zone_id", "z_key"))
+    honest = joined.apply(_keep_all(lambda frames, params: frames[0]))
+    planted = joined.apply(_keep_all(lambda frames, params: frames[0].where("zone_id > 0")))
+    assert compare_engines(honest.root, 40, spark) is None
+    difference = compare_engines(planted.root, 40, spark)
+    assert difference is not None
+    assert "1 record(s) only on the reference, 0 only on Spark" in difference
+    assert "'zone_id': 0" in difference

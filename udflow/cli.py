@@ -110,12 +110,17 @@ def build_parser() -> argparse.ArgumentParser:
                     "first, from the cache when possible) or a JSON file written by `udflow optimize "
                     "--json`. With --sample N, also run the plan as written and the chosen plan on the "
                     "first N records of every source through the reference interpreter and compare the "
-                    "bags. Exit status 1 on any rejection or difference. Pipelines that could not be "
-                    "optimized are listed as not verifiable.",
+                    "bags, and run the plan as written on the same records on Spark and compare it with "
+                    "the reference interpreter's bag. Exit status 1 on any rejection or difference "
+                    "(with --strict, also when a pipeline could not be optimized). Pipelines that could "
+                    "not be optimized are listed as not verifiable.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="a .py file, a folder, or a results .json file")
     p.add_argument("--sample", type=_positive, metavar="N",
                    help="compare original and chosen plan on N records per source")
+    p.add_argument("--no-spark", action="store_true",
+                   help="with --sample, skip running the plan as written on Spark (local[*]) to compare "
+                        "it with the reference interpreter")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 also when a pipeline could not be optimized (not verifiable)")
     _add_jobs_option(p)
@@ -269,11 +274,15 @@ def cmd_verify(args) -> int:
     verifiable = [o for o in outcomes if o["status"] == "ok"]
     skipped = [o for o in outcomes if o["status"] != "ok"]
     results = verify_batch(verifiable, args.sample, args.jobs, reporter_for(console))
+    if args.sample and not args.no_spark:
+        results = _compare_engines(results, args.sample)
     accepted = [r for r in results if r["status"] == "ok"]
     rejected = [r for r in results if r["status"] != "ok"]
     certificates = sum(r.get("certificates", 0) for r in accepted)
     print(f"{len(accepted)} of {len(verifiable)} pipelines verified: {certificates} certificates accepted"
-          + (f", original and chosen plan equal on {args.sample} sampled records per source" if args.sample else ""))
+          + (f", original and chosen plan equal on {args.sample} sampled records per source" if args.sample else "")
+          + (", the plan as written equal on the reference interpreter and Spark"
+             if args.sample and not args.no_spark else ""))
     for r in rejected:
         print(f"REJECTED {r['name']}: {r['reason']}")
     if skipped:
@@ -281,6 +290,31 @@ def cmd_verify(args) -> int:
         for o in skipped:
             print(f"  {o['name']}  [{o['stage']}] {o['reason']}")
     return EXIT_FAILED if rejected or (args.strict and skipped) else EXIT_OK
+
+
+def _compare_engines(results: list[dict], sample: int) -> list[dict]:
+    """Each verified pipeline's plan as written, run on its sample by both engines (one local
+    Spark session, in this process): a difference rejects the pipeline."""
+    from udflow.batch import discovery
+    from udflow.batch.outcome import failed
+    from udflow.batch.verify import compare_engines
+
+    if not any(r["status"] == "ok" for r in results):
+        return results
+    spark = _spark_session("local[*]")
+    out = []
+    for r in results:
+        if r["status"] == "ok":
+            ref = discovery.PipelineRef(r["file"], r["attr"])
+            try:
+                flow = discovery.build(discovery.load_module(ref.file), ref)
+                difference = compare_engines(flow.root, sample, spark)
+            except discovery.PipelineLoadError as err:
+                difference = f"{err.stage}: {err.reason}"
+            if difference:
+                r = failed(r["name"], r["file"], r["attr"], "verify", difference, r.get("seconds", 0.0))
+        out.append(r)
+    return out
 
 
 def cmd_run(args) -> int:
