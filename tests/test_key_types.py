@@ -56,6 +56,14 @@ def test_in_memory_keys_of_incomparable_types_are_refused(left, right):
         a.match(b, on=("ka", "kb"))
 
 
+def test_the_check_reads_each_sources_own_rows():
+    """Two sources alike but for their rows (nodes compare without rows): each is judged by its own."""
+    right = uf.source("b", rows=[{"kb": 1}])
+    uf.source("a", rows=[{"ka": 1}]).match(right, on=("ka", "kb"))
+    with pytest.raises(FlowConstructionError, match="'ka' of Source\\(a\\) is str"):
+        uf.source("a", rows=[{"ka": "1"}]).match(right, on=("ka", "kb"))
+
+
 def test_a_source_field_of_values_one_column_cannot_hold_is_refused():
     with pytest.raises(FlowConstructionError, match="field 'k' holds values of different types \\(int, str\\)"):
         uf.source("a", rows=[{"k": 1}, {"k": "1"}])

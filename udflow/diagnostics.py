@@ -36,11 +36,19 @@ def source_family(src: Source, name: str) -> Optional[str]:
             return None  # refused by check_rows_types when the source was built
     if src.format == "csv":
         return "str"
-    return keytypes.of_arrow(_parquet_schema(src.path).field(src.column_of(name)).type)
+    return keytypes.of_arrow(_parquet_schema(src.path, _mtime(src.path)).field(src.column_of(name)).type)
+
+
+def _mtime(path: str) -> float:
+    import os
+
+    if not os.path.isdir(path):
+        return os.path.getmtime(path)
+    return max([os.path.getmtime(os.path.join(path, f)) for f in os.listdir(path)] or [0.0])
 
 
 @lru_cache(maxsize=256)
-def _parquet_schema(path: str):
+def _parquet_schema(path: str, mtime: float):
     import pyarrow.dataset as ds
 
     return ds.dataset(path, format="parquet").schema

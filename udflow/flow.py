@@ -121,11 +121,11 @@ def global_record(node: Node) -> frozenset[str]:
 # ---------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8192)
 def field_family(node: Node, name: str) -> Optional[str]:
     """The key family (`udflow.keytypes`) of field `name` in `node`'s output, when it is known
     before running: a source's column type, carried through every operator that does not
-    write the field (analysis). None: unknown (created or changed by a function)."""
+    write the field (analysis). None: unknown (created or changed by a function). Not
+    cached: nodes compare without their in-memory rows, whose values decide the family."""
     if isinstance(node, Source):
         return diagnostics.source_family(node, name)
     if isinstance(node, Custom) or name not in (output_fields(node) or ()):
