@@ -390,7 +390,7 @@ def test_html_report_loads_without_console_errors_and_shows_every_pipeline(batch
         else:
             assert escape(p["reason"].split(" (")[0], quote=False) in dom
     assert "udflow/engine" not in dom and "udflow/reference.py" not in dom  # no internal frames
-    assert "counted" not in dom
+    assert "_wrap.<locals>" not in dom and "statistics.py" not in dom
     ok = sum(p["status"] == "ok" for p in document["pipelines"])
     assert dom.count('class="plan"') == 2 * ok  # both plans drawn for every optimized pipeline
     assert dom.count("<details><summary>") >= _certificates(document)
