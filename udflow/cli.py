@@ -274,15 +274,19 @@ def cmd_verify(args) -> int:
     verifiable = [o for o in outcomes if o["status"] == "ok"]
     skipped = [o for o in outcomes if o["status"] != "ok"]
     results = verify_batch(verifiable, args.sample, args.jobs, reporter_for(console))
+    reference_only: list[str] = []
     if args.sample and not args.no_spark:
-        results = _compare_engines(results, args.sample)
+        results = _compare_engines(results, args.sample, reference_only)
     accepted = [r for r in results if r["status"] == "ok"]
     rejected = [r for r in results if r["status"] != "ok"]
     certificates = sum(r.get("certificates", 0) for r in accepted)
     print(f"{len(accepted)} of {len(verifiable)} pipelines verified: {certificates} certificates accepted"
           + (f", original and chosen plan equal on {args.sample} sampled records per source" if args.sample else "")
           + (", the plan as written equal on the reference interpreter and Spark"
-             if args.sample and not args.no_spark else ""))
+             if args.sample and not args.no_spark else "")
+          + (f" ({len(reference_only)} not comparable)" if reference_only else ""))
+    for line in reference_only:
+        print(f"not compared on Spark: {line}")
     for r in rejected:
         print(f"REJECTED {r['name']}: {r['reason']}")
     if skipped:
@@ -292,23 +296,29 @@ def cmd_verify(args) -> int:
     return EXIT_FAILED if rejected or (args.strict and skipped) else EXIT_OK
 
 
-def _compare_engines(results: list[dict], sample: int) -> list[dict]:
+def _compare_engines(results: list[dict], sample: int, reference_only: list[str]) -> list[dict]:
     """Each verified pipeline's plan as written, run on its sample by both engines (one local
-    Spark session, in this process): a difference rejects the pipeline."""
+    Spark session, in this process): a difference rejects the pipeline. A plan Spark cannot
+    run at all (an operator type without a Spark lowering) is listed in `reference_only`."""
     from udflow.batch import discovery
     from udflow.batch.outcome import failed
-    from udflow.batch.verify import compare_engines
+    from udflow.batch.verify import compare_engines, reference_only as why_not_spark
 
     if not any(r["status"] == "ok" for r in results):
         return results
-    spark = _spark_session("local[*]")
+    spark = None  # started for the first plan that runs on Spark
     out = []
     for r in results:
         if r["status"] == "ok":
             ref = discovery.PipelineRef(r["file"], r["attr"])
             try:
                 flow = discovery.build(discovery.load_module(ref.file), ref)
-                difference = compare_engines(flow.root, sample, spark)
+                skip = why_not_spark(flow.root)
+                if skip:
+                    reference_only.append(f"{r['name']}: {skip}")
+                if not skip and spark is None:
+                    spark = _spark_session("local[*]")
+                difference = None if skip else compare_engines(flow.root, sample, spark)
             except discovery.PipelineLoadError as err:
                 difference = f"{err.stage}: {err.reason}"
             if difference:

@@ -257,6 +257,18 @@ def order_dependent(root: Node) -> frozenset[str]:
     return frozenset(fields)
 
 
+def reference_only(root: Node) -> Optional[str]:
+    """Why the plan cannot run on Spark at all (an operator type with no Spark lowering),
+    or None: such a plan has nothing to compare."""
+    from udflow.plan import Custom
+
+    for node in root.walk():
+        op = getattr(node, "op_type", None) if isinstance(node, Custom) else None
+        if op is not None and op.spark is None and not (op.arity == 1 and op.record_at_a_time):
+            return f"operator type {op.name!r} ({node.label}) has no Spark lowering"
+    return None
+
+
 def compare_engines(root: Node, n: int, spark: Any) -> Optional[str]:
     """None when the plan gives the same bag on the reference interpreter and on Spark over
     the first `n` records of every source, else what differs (or what only one engine refused).
