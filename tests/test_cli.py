@@ -257,7 +257,7 @@ def test_verify_sample_catches_a_chosen_plan_that_changes_the_result(batch):
     p["best_plan"] = {**reduce_, "children": [{**flt, "children": reduce_["children"]}]}
     wrong = paths["tmp"] / "wrong-plan.json"
     wrong.write_text(json.dumps(document))
-    done = udflow("verify", str(wrong), "--sample", "200", "--jobs", "2")
+    done = udflow("verify", str(wrong), "--sample", "200", "--jobs", "2", "--no-spark")  # one engine here
     assert done.returncode == 1
     assert re.search(r"REJECTED .*::filter_on_member_field: .*different bag", done.stdout)
     assert done.stdout.count("REJECTED") == 1
