@@ -22,6 +22,7 @@ import sys
 from typing import Optional, Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+WRITE_MODES = ("errorifexists", "error", "overwrite", "append", "ignore")  # Spark's save modes
 
 GRAPHVIZ_MISSING = (
     "udflow explain --svg needs Graphviz's `dot` program, which is not on PATH.\n"
@@ -65,7 +66,10 @@ def _seconds(text: str) -> float:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -119,12 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "first, from the cache when possible) or a JSON file written by `udflow optimize "
                     "--json`. With --sample N, also run the plan as written and the chosen plan on the "
                     "first N records of every source through the reference interpreter and compare the "
-                    "bags. Exit status 1 on any rejection or difference. Pipelines that could not be "
-                    "optimized are listed as not verifiable.",
+                    "bags, and run the plan as written on the same records on Spark and compare it with "
+                    "the reference interpreter's bag. Exit status 1 on any rejection or difference "
+                    "(with --strict, also when a pipeline could not be optimized). Pipelines that could "
+                    "not be optimized are listed as not verifiable.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="a .py file, a folder, or a results .json file")
     p.add_argument("--sample", type=_positive, metavar="N",
                    help="compare original and chosen plan on N records per source")
+    p.add_argument("--no-spark", action="store_true",
+                   help="with --sample, skip running the plan as written on Spark (local[*]) to compare "
+                        "it with the reference interpreter")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 also when a pipeline could not be optimized (not verifiable)")
     _add_jobs_option(p)
     _add_optimizer_options(p)
 
@@ -137,8 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--master", default="local[*]", metavar="URL",
                    help="Spark master URL (default: local[*]), e.g. spark://host:7077")
     p.add_argument("--output", metavar="PATH", help="write the result as parquet here")
-    p.add_argument("--mode", choices=("errorifexists", "overwrite"), default="errorifexists",
-                   help="what to do when --output exists (default: refuse)")
+    p.add_argument("--mode", choices=WRITE_MODES, default="errorifexists",
+                   help="what to do when --output exists: refuse (errorifexists, error; the default), "
+                        "overwrite it, append to it, or ignore (write nothing)")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark setting, repeatable (e.g. spark.executor.memory=4g)")
     p.add_argument("--show", type=int, default=20, metavar="N", help="rows to print without --output (default 20)")
@@ -163,10 +175,13 @@ def _cache(args):
     return None if args.no_cache else ResultCache(args.cache_dir)
 
 
-def _check_paths(paths: Sequence[str]) -> None:
+def _check_paths(paths: Sequence[str], suffixes: tuple[str, ...] = (".py",)) -> None:
     for path in paths:
         if not os.path.exists(path):
             raise UsageError(f"no file or folder at {path!r}")
+        if os.path.isfile(path) and not path.endswith(suffixes):
+            raise UsageError(f"{path!r} is not a {' or '.join(suffixes)} file; give pipeline files "
+                             "(.py) or folders of them")
 
 
 def cmd_optimize(args) -> int:
@@ -194,11 +209,19 @@ def _one(args):
     from udflow.batch.fingerprint import pipeline_key, rule_set_hash
     from udflow.batch.runner import optimize_one
 
+    path, _ = discovery.split_target(args.target)
+    if os.path.isfile(path) and not path.endswith(".py"):
+        raise UsageError(f"{path!r} is not a .py file (expected PATH::NAME, e.g. pipelines/q7.py::q7)")
     try:
         ref = discovery.resolve(args.target)
     except (FileNotFoundError, LookupError) as exc:
         raise UsageError(str(exc)) from None
-    flow = discovery.build(discovery.load_module(ref.file), ref)
+    module = discovery.load_module(ref.file)
+    if not hasattr(module, ref.attr):
+        names = discovery.pipeline_names(module)
+        raise UsageError(f"{discovery.display_path(ref.file)} has no pipeline {ref.attr!r}; its pipelines: "
+                         + (", ".join(names) or "none"))
+    flow = discovery.build(module, ref)
     cache = _cache(args)
     key = pipeline_key(ref.name, ref.file, flow.root, args.properties)
     outcome = cache.get(key) if cache else None
@@ -211,6 +234,8 @@ def _one(args):
                    "seconds": seconds, "cached": False, "key": key, "rule_set": rule_set_hash()}
         if cache and outcome["complete"]:  # a search the budget cut short may do better next time
             cache.put(key, outcome)
+    if outcome.get("status") != "ok":  # a failure the cache kept: reported as it was first
+        raise discovery.PipelineLoadError(outcome.get("stage", "optimize"), outcome.get("reason", "unknown"))
     return ref, flow, outcome
 
 
@@ -253,7 +278,7 @@ def cmd_verify(args) -> int:
     from udflow.batch.runner import Options, optimize_batch
     from udflow.batch.verify import verify_batch
 
-    _check_paths(args.paths)
+    _check_paths(args.paths, (".py", ".json"))
     console = _console()
     json_files = [p for p in args.paths if p.endswith(".json")]
     if json_files and len(json_files) != len(args.paths):
@@ -271,18 +296,57 @@ def cmd_verify(args) -> int:
     verifiable = [o for o in outcomes if o["status"] == "ok"]
     skipped = [o for o in outcomes if o["status"] != "ok"]
     results = verify_batch(verifiable, args.sample, args.jobs, reporter_for(console))
+    reference_only: list[str] = []
+    if args.sample and not args.no_spark:
+        results = _compare_engines(results, args.sample, reference_only)
     accepted = [r for r in results if r["status"] == "ok"]
     rejected = [r for r in results if r["status"] != "ok"]
     certificates = sum(r.get("certificates", 0) for r in accepted)
     print(f"{len(accepted)} of {len(verifiable)} pipelines verified: {certificates} certificates accepted"
-          + (f", original and chosen plan equal on {args.sample} sampled records per source" if args.sample else ""))
+          + (f", original and chosen plan equal on {args.sample} sampled records per source" if args.sample else "")
+          + (", the plan as written equal on the reference interpreter and Spark"
+             if args.sample and not args.no_spark else "")
+          + (f" ({len(reference_only)} not comparable)" if reference_only else ""))
+    for line in reference_only:
+        print(f"not compared on Spark: {line}")
     for r in rejected:
         print(f"REJECTED {r['name']}: {r['reason']}")
     if skipped:
         print(f"{len(skipped)} pipeline(s) not verifiable (no optimized plan):")
         for o in skipped:
             print(f"  {o['name']}  [{o['stage']}] {o['reason']}")
-    return EXIT_FAILED if rejected else EXIT_OK
+    return EXIT_FAILED if rejected or (args.strict and skipped) else EXIT_OK
+
+
+def _compare_engines(results: list[dict], sample: int, reference_only: list[str]) -> list[dict]:
+    """Each verified pipeline's plan as written, run on its sample by both engines (one local
+    Spark session, in this process): a difference rejects the pipeline. A plan Spark cannot
+    run at all (an operator type without a Spark lowering) is listed in `reference_only`."""
+    from udflow.batch import discovery
+    from udflow.batch.outcome import failed
+    from udflow.batch.verify import compare_engines, reference_only as why_not_spark
+
+    if not any(r["status"] == "ok" for r in results):
+        return results
+    spark = None  # started for the first plan that runs on Spark
+    out = []
+    for r in results:
+        if r["status"] == "ok":
+            ref = discovery.PipelineRef(r["file"], r["attr"])
+            try:
+                flow = discovery.build(discovery.load_module(ref.file), ref)
+                skip = why_not_spark(flow.root)
+                if skip:
+                    reference_only.append(f"{r['name']}: {skip}")
+                if not skip and spark is None:
+                    spark = _spark_session("local[*]")
+                difference = None if skip else compare_engines(flow.root, sample, spark)
+            except discovery.PipelineLoadError as err:
+                difference = f"{err.stage}: {err.reason}"
+            if difference:
+                r = failed(r["name"], r["file"], r["attr"], "verify", difference, r.get("seconds", 0.0))
+        out.append(r)
+    return out
 
 
 def cmd_run(args) -> int:
@@ -290,6 +354,10 @@ def cmd_run(args) -> int:
 
     from udflow.batch.outcome import best_flow
 
+    _spark_conf(args.master, args.conf)  # a malformed --conf is a usage error before any work
+    if args.output and args.mode in ("errorifexists", "error") and os.path.exists(args.output):
+        raise UsageError(f"--output {args.output!r} exists; pass --mode overwrite, --mode append or "
+                         "--mode ignore, or choose another path")
     ref, flow, outcome = _one(args)
     best = best_flow(flow.root, outcome)
     print(f"{ref.name}: {outcome['alternatives']} alternatives, chosen plan"

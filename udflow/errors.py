@@ -23,3 +23,44 @@ class AnalysisError(UdflowError):
 
 class OptimizationError(UdflowError):
     """The optimizer could not do what it was asked."""
+
+
+class KeyTypeError(UdflowError):
+    """Two key fields compared by a join or co-group hold values of incompatible types
+    (see docs/backend.md, "Keys"): found at run time, where construction could not see the types."""
+
+
+class FieldWarning(UserWarning):
+    """A function reads a field its input cannot have (most likely a typo)."""
+
+
+def closest(name: str, candidates) -> str:
+    """` did you mean 'x'?` for the candidate closest to `name` (difflib), or ''."""
+    import difflib
+
+    found = difflib.get_close_matches(name, sorted(map(str, candidates)), n=1, cutoff=0.6)
+    return f" did you mean {found[0]!r}?" if found else ""
+
+
+def user_failure(exc: BaseException, fn, fields=None) -> str:
+    """`raised KeyError: 'x' (line 12); the record has no field 'x'; did you mean 'y'?`:
+    what a user function raised, the line of its own code that raised it, and for a
+    missing field the closest field the record has."""
+    import inspect
+
+    text = f"raised {type(exc).__name__}: {exc}"
+    code = getattr(inspect.unwrap(fn), "__code__", None) if callable(fn) else None
+    lines = [tb.tb_lineno for tb in _frames(exc.__traceback__) if code is not None and tb.tb_frame.f_code is code]
+    if lines:
+        text += f" (line {lines[-1]})"
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str) and fields is not None:
+        fields = list(fields)
+        if exc.args[0] not in fields:
+            text += f"; the record has no field {exc.args[0]!r};{closest(exc.args[0], fields) or ' its fields: ' + ', '.join(sorted(fields))}"
+    return text
+
+
+def _frames(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next

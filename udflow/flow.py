@@ -18,7 +18,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
-from udflow import sources
+import networkx as nx
+
+from udflow import diagnostics, sources
 from udflow.errors import FlowConstructionError
 from udflow.fields import global_record, output_fields, properties_of, read_projection  # noqa: F401 - re-exported
 from udflow.plan import (
@@ -34,7 +36,6 @@ from udflow.plan import (
     Reduce,
     Source,
     draw,
-    function_name,
 )
 
 KeySpec = Union[str, Sequence[str]]
@@ -51,6 +52,34 @@ def _as_fields(spec: Optional[KeySpec]) -> Fields:
 # ---------------------------------------------------------------------------
 # Construction-time checks
 # ---------------------------------------------------------------------------
+
+
+def field_family(node: Node, name: str) -> Optional[str]:
+    """The key family (`udflow.keytypes`) of field `name` in `node`'s output, when it is known
+    before running: a source's column type, carried through every operator that does not
+    write the field (analysis). None: unknown (created or changed by a function). Not
+    cached: nodes compare without their in-memory rows, whose values decide the family."""
+    if isinstance(node, Source):
+        return diagnostics.source_family(node, name)
+    if isinstance(node, Custom) or name not in (output_fields(node) or ()):
+        return None
+    if node.function is not None:
+        try:
+            if name in properties_of(node).writes:
+                return None
+        except Exception:  # noqa: BLE001 - no analysis: the function may change anything
+            return None
+    carriers = [child for child in node.inputs if name in (output_fields(child) or ())]
+    return field_family(carriers[0], name) if len(carriers) == 1 else None
+
+
+def _check_key_types(label: str, left: Node, left_key: Fields, right: Node, right_key: Fields) -> None:
+    """Join / co-group keys compare the same on both engines (`udflow.keytypes`): refused
+    here when both types are known; the engines check the rest when the keys meet."""
+    diagnostics.check_key_types(label, [
+        (lk, field_family(left, lk), left.label, rk, field_family(right, rk), right.label)
+        for lk, rk in zip(left_key, right_key)
+    ])
 
 
 def _check_callable(label: str, fn: Any, what: str = "function") -> None:
@@ -96,6 +125,19 @@ def _check_tree(label: str, left: Node, right: Node) -> None:
                 f"{label}: source {n.label} is used on both sides; flows must be trees. "
                 "Call source(...) twice with different prefixes to use a table twice"
             )
+
+
+def _warn_unknown_reads(node: Node) -> Node:
+    """`diagnostics.unknown_reads` for a new operator whose inputs' fields are known."""
+    carried = [output_fields(child) for child in node.inputs]
+    if node.function is None or isinstance(node, Custom) or any(c is None for c in carried):
+        return node
+    try:
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis result, nothing to check
+        return node
+    diagnostics.unknown_reads(node, props, frozenset().union(*carried), stacklevel=3)
+    return node
 
 
 def _unique_label(base: str, taken: set[str]) -> str:
@@ -149,23 +191,23 @@ class Flow:
 
     def map(self, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Map: `f(record)` returns one dict, or yields any number of dicts."""
-        label = self._label(f"Map({function_name(f)})", name)
+        label = self._label(f"Map({diagnostics.lambda_label(f)})", name)
         _check_callable(label, f)
-        return Flow(Map(label, self.root, f))
+        return Flow(_warn_unknown_reads(Map(label, self.root, f)))
 
     def filter(self, pred: Callable, *, name: Optional[str] = None) -> "Flow":
         """A Map that emits the record unchanged iff `pred(record)` is true."""
-        label = self._label(f"Filter({function_name(pred)})", name)
+        label = self._label(f"Filter({diagnostics.lambda_label(pred)})", name)
         _check_callable(label, pred, "predicate")
-        return Flow(Map(label, self.root, pred, is_filter=True))
+        return Flow(_warn_unknown_reads(Map(label, self.root, pred, is_filter=True)))
 
     def reduce(self, key: KeySpec, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """Reduce: `f(rows)` is called once per group of records equal on `key`, and yields dicts."""
         key = _as_fields(key)
-        label = self._label(f"Reduce[{','.join(key)}]({function_name(f)})", name)
+        label = self._label(f"Reduce[{','.join(key)}]({diagnostics.lambda_label(f)})", name)
         _check_callable(label, f)
         _check_key(label, key, self.root)
-        return Flow(Reduce(label, self.root, key, f))
+        return Flow(_warn_unknown_reads(Reduce(label, self.root, key, f)))
 
     def _binary_inputs(self, other: "Flow", label: str) -> Node:
         if not isinstance(other, Flow):
@@ -192,7 +234,7 @@ class Flow:
 
     def match(self, other: "Flow", on: Any, f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Match (equi-join) on `on=(left_fields, right_fields)`; `f=None` concatenates."""
-        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({function_name(f)})"
+        base = f"Match({'='.join(_fmt_on(on))})" if f is None else f"Match({diagnostics.lambda_label(f)})"
         label = self._label(base, name, other.root)
         left_key, right_key = self._join_keys(label, on)
         if f is not None:
@@ -201,7 +243,8 @@ class Flow:
         _check_key(label, left_key, self.root, "left input")
         _check_key(label, right_key, right, "right input")
         _check_disjoint(label, self.root, right)
-        return Flow(Match(label, self.root, right, left_key, right_key, f))
+        _check_key_types(label, self.root, left_key, right, right_key)
+        return Flow(_warn_unknown_reads(Match(label, self.root, right, left_key, right_key, f)))
 
     def apply(self, op_type: OperatorType, *others: "Flow", name: Optional[str] = None, **params: Any) -> "Flow":
         """An operator of a registered type over this flow (and `others`, for binary types)."""
@@ -219,23 +262,24 @@ class Flow:
 
     def cross(self, other: "Flow", f: Optional[Callable] = None, *, name: Optional[str] = None) -> "Flow":
         """Cross (Cartesian product); `f(left, right)`, `f=None` concatenates."""
-        label = self._label(f"Cross({function_name(f)})", name, other.root)
+        label = self._label(f"Cross({diagnostics.lambda_label(f)})", name, other.root)
         if f is not None:
             _check_callable(label, f)
         right = self._binary_inputs(other, label)
         _check_disjoint(label, self.root, right)
-        return Flow(Cross(label, self.root, right, f))
+        return Flow(_warn_unknown_reads(Cross(label, self.root, right, f)))
 
     def cogroup(self, other: "Flow", on: Any, f: Callable, *, name: Optional[str] = None) -> "Flow":
         """CoGroup: `f(left_rows, right_rows)` once per key value of either input."""
-        label = self._label(f"CoGroup({function_name(f)})", name, other.root)
+        label = self._label(f"CoGroup({diagnostics.lambda_label(f)})", name, other.root)
         left_key, right_key = self._join_keys(label, on)
         _check_callable(label, f)
         right = self._binary_inputs(other, label)
         _check_key(label, left_key, self.root, "left input")
         _check_key(label, right_key, right, "right input")
         _check_disjoint(label, self.root, right)
-        return Flow(CoGroup(label, self.root, right, left_key, right_key, f))
+        _check_key_types(label, self.root, left_key, right, right_key)
+        return Flow(_warn_unknown_reads(CoGroup(label, self.root, right, left_key, right_key, f)))
 
     # -- running -------------------------------------------------------------
 
@@ -376,6 +420,8 @@ def source(
         for local, (target, target_fields) in (foreign_keys or {}).items()
     )
     rows_list = found.get("rows")
+    if rows_list is not None:
+        diagnostics.check_rows_types(name, columns, rows_list)
     if rows_list is not None and prefix:
         rows_list = [{prefix + k: v for k, v in r.items()} for r in rows_list]
     label = f"Source({prefix}{name})" if prefix else f"Source({name})"

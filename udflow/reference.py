@@ -25,8 +25,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterable, Iterator
 
-from udflow import sources
-from udflow.errors import UdflowError, UdfRuntimeError
+from udflow import keytypes, sources
+from udflow.errors import KeyTypeError, UdflowError, UdfRuntimeError, user_failure
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 
 Record = dict
@@ -117,6 +117,7 @@ def run_reduce(node: Reduce, records: list[Record]) -> list[Record]:
 
 
 def run_match(node: Match, left: list[Record], right: list[Record]) -> list[Record]:
+    check_key_types(node, left, right)
     by_key = groups(right, node.right_key)
     out: list[Record] = []
     for l in left:
@@ -133,6 +134,7 @@ def run_cross(node: Cross, left: list[Record], right: list[Record]) -> list[Reco
 
 
 def run_cogroup(node: CoGroup, left: list[Record], right: list[Record]) -> list[Record]:
+    check_key_types(node, left, right)
     lg, rg = groups(left, node.left_key), groups(right, node.right_key)
     out: list[Record] = []
     for key in list(lg) + [k for k in rg if k not in lg]:
@@ -142,6 +144,21 @@ def run_cogroup(node: CoGroup, left: list[Record], right: list[Record]) -> list[
             yielded(node, lambda ls=ls, rs=rs: node.fn([dict(r) for r in ls], [dict(r) for r in rs]), shown)
         )
     return out
+
+
+def check_key_types(node: Match | CoGroup, left: list[Record], right: list[Record]) -> None:
+    """Keys whose types the engines compare differently are refused, not compared
+    (`udflow.keytypes`): Python finds `0 != "0"` where Spark casts and matches."""
+    for lk, rk in zip(node.left_key, node.right_key):
+        lf = keytypes.of_values(r.get(lk) for r in left)
+        rf = keytypes.of_values(r.get(rk) for r in right)
+        clash = next(((a, b) for a in sorted(lf) for b in sorted(rf) if not keytypes.compatible(a, b)), None)
+        if clash:
+            raise KeyTypeError(
+                f"{node.label}: key field {lk!r} holds {clash[0]} values and key field {rk!r} holds "
+                f"{clash[1]} values; the engines would compare them differently, so "
+                f"{keytypes.advice(*clash)}"
+            )
 
 
 def _pair(node: Match | Cross, l: Record, r: Record) -> list[Record]:
@@ -171,7 +188,8 @@ def call(node: Node, thunk: Callable[[], Any], record: Any) -> Any:
     try:
         return thunk()
     except Exception as exc:  # noqa: BLE001 - re-raised with the operator and record named
-        raise UdfRuntimeError(_failure(node, f"raised {type(exc).__name__}: {exc}", record)) from exc
+        fields = record.keys() if isinstance(record, dict) else None
+        raise UdfRuntimeError(_failure(node, user_failure(exc, node.fn, fields), record)) from exc
 
 
 def emitted(node: Node, thunk: Callable[[], Any], record: Any) -> list[Record]:
@@ -210,4 +228,7 @@ def _failure(node: Node, what: str, record: Any) -> str:
     shown = record() if callable(record) else repr(record)
     if len(shown) > RECORD_REPR_LIMIT:
         shown = shown[:RECORD_REPR_LIMIT] + "..."
-    return f"{node.label}: {function_location(node.fn)} {what}\n  record: {shown}"
+    # inspect.unwrap: the optimizer samples a function through a counting wrapper
+    # (functools.wraps); the message names the user's function, not the wrapper.
+    fn = inspect.unwrap(node.fn) if callable(node.fn) else node.fn
+    return f"{node.label}: {function_location(fn)} {what}\n  record: {shown}"

@@ -117,13 +117,29 @@ def _package_root(file: str) -> tuple[str, str]:
     return folder, ".".join(parts)
 
 
+UDFLOW_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from (a UdfRuntimeError's cause is the
+    user's own exception, whose traceback holds the user's frame), outermost first."""
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen:
+        seen.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return seen
+
+
 def _where(exc: BaseException, file: str) -> str:
-    """` (file.py:12)` for the deepest frame of the traceback inside `file`, else the deepest frame."""
-    frames = traceback.extract_tb(exc.__traceback__)
+    """` (file.py:12)`: the deepest frame inside `file` of the traceback of `exc` or of the
+    exceptions it was raised from, else the deepest frame outside udflow's own code; never
+    a frame of udflow itself (the user cannot act on one)."""
     if isinstance(exc, SyntaxError) and exc.lineno:
         return f" ({display_path(exc.filename or file)}:{exc.lineno})"
+    frames = [f for e in reversed(_chain(exc)) for f in traceback.extract_tb(e.__traceback__)]
     mine = [f for f in frames if os.path.abspath(f.filename) == file]
-    frame = (mine or frames or [None])[-1]
+    users = [f for f in frames if not os.path.abspath(f.filename).startswith(UDFLOW_DIR + os.sep)]
+    frame = (mine or users or [None])[-1]
     return f" ({display_path(frame.filename)}:{frame.lineno})" if frame else ""
 
 

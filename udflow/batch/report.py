@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 from html import escape
 from typing import Optional
 
@@ -106,16 +107,33 @@ def _footer(outcomes: list[dict]) -> str:
     return text
 
 
+def common_folder(names: list[str]) -> str:
+    """The folder every pipeline name starts with (`tests/pipelines/`), or ''."""
+    paths = [n.partition("::")[0] for n in names]
+    if not paths:
+        return ""
+    folder = os.path.commonpath(paths) if len(paths) > 1 else os.path.dirname(paths[0])
+    if folder in paths:  # one file: its folder, not the file itself
+        folder = os.path.dirname(folder)
+    return folder.rstrip("/") + "/" if folder else ""
+
+
 def print_summary(outcomes: list[dict], console) -> None:
-    """A rich table on a terminal, a plain text table otherwise (for logs and pipes)."""
+    """A rich table on a terminal, a plain text table otherwise (for logs and pipes).
+
+    On a terminal, the pipeline names are shortened from the left (the folder they all
+    share is said once, in the title) and wrapped, never cut: a name cut at the width of
+    the terminal may name another pipeline, or none."""
     if console.is_terminal:
         from rich.table import Table
 
-        table = Table(title="udflow optimize")
+        body = rows(outcomes)
+        folder = common_folder([r[0] for r in body])
+        table = Table(title="udflow optimize" + (f": pipelines under {folder}" if folder else ""))
         for i, h in enumerate(HEADERS):
-            table.add_column(h, justify="right" if 0 < i < 4 else "left")
-        for r in rows(outcomes):
-            table.add_row(*r)
+            table.add_column(h, justify="right" if 0 < i < 4 else "left", overflow="fold")
+        for r in body:
+            table.add_row(r[0][len(folder):], *r[1:])
         console.print(table)
         console.print(_footer(outcomes), highlight=False, markup=False)
     else:
@@ -166,13 +184,21 @@ def _summary_html(outcomes: list[dict]) -> str:
                      f"<td>{escape(_fmt_rewrites(o))}</td>", f'<td class="num">{escape(_fmt_time(o))}</td>']
         else:
             cells = [f'<td class="failed">failed</td>',
-                     f'<td colspan="5">[{escape(o["stage"])}] {escape(o["reason"])}</td>']
+                     f'<td colspan="5">[{escape(o["stage"])}] {escape(user_facing(o["reason"]))}</td>']
         body.append(f"<tr><td>{link}</td>{''.join(cells)}</tr>")
     return f"<table class=\"summary\"><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _cost(value: Optional[float]) -> str:
-    return "unknown" if value is None else f"{value:.4g}"
+    """An estimated cost with its unit: the cost model estimates seconds."""
+    return "unknown" if value is None else f"{value:.4g} s"
+
+
+def user_facing(reason: str) -> str:
+    """A failure's reason without locations inside udflow's own code (` (.../udflow/x.py:12)`):
+    the user can act on their file and line, not on udflow's."""
+    udflow_dir = re.escape(os.path.dirname(os.path.abspath(udflow.__file__)) + os.sep)
+    return re.sub(r" \((?:" + udflow_dir + r"|udflow/)[^():]*\.py:\d+\)", "", reason)
 
 
 def _certificate_html(n: int, cert: dict) -> str:
@@ -192,7 +218,7 @@ def _certificate_html(n: int, cert: dict) -> str:
 def _pipeline_html(i: int, o: dict) -> str:
     title = f'<h2 id="{_anchor(i)}">{escape(o["name"])}</h2>'
     if o["status"] != "ok":
-        return title + f'<p class="failed">failed while {escape(o["stage"])}: {escape(o["reason"])}</p>'
+        return title + f'<p class="failed">failed while {escape(o["stage"])}: {escape(user_facing(o["reason"]))}</p>'
     moved = frozenset(label for r in o.get("rewrites", ()) for label in r["operators"])
     plans = (
         '<div class="plans">'

@@ -174,6 +174,130 @@ def compare_on_sample(original: Node, chosen: Node, n: int) -> Optional[str]:
             f"{'missing' if missing else 'extra'} {dict(example)}")
 
 
+# ---------------------------------------------------------------------------
+# The plan as written on both engines
+# ---------------------------------------------------------------------------
+
+
+def sample_files(root: Node, n: int, folder: str) -> Node:
+    """`root` over the first `n` records of every source, each written to `folder` in its
+    source's own format (a parquet file keeps its column types, a CSV file its text), so
+    that each engine reads the sample with its own reader, as it would read the source."""
+    import csv
+    import itertools
+    import os
+
+    count = itertools.count()
+
+    def rewrite(node: Node) -> Node:
+        if not isinstance(node, Source):
+            return node.with_inputs(*(rewrite(child) for child in node.inputs))
+        if node.path is None:
+            return dataclasses.replace(node, rows=tuple(node.rows[:n]))
+        target = os.path.join(folder, f"{next(count)}.{node.format or 'parquet'}")
+        if node.format == "csv":
+            with open(_first_csv(node.path), newline="") as src, open(target, "w", newline="") as dst:
+                csv.writer(dst).writerows(itertools.islice(csv.reader(src), n + 1))
+        else:
+            import pyarrow.dataset as ds
+            import pyarrow.parquet as pq
+
+            pq.write_table(ds.dataset(node.path, format="parquet").head(n), target)
+        return dataclasses.replace(node, path=target)
+
+    return rewrite(root)
+
+
+def _first_csv(path: str) -> str:
+    import os
+
+    if not os.path.isdir(path):
+        return path
+    return os.path.join(path, sorted(f for f in os.listdir(path) if not f.startswith(("_", ".")))[0])
+
+
+def _as_compared(record: dict, left_out: frozenset[str] = frozenset()) -> dict:
+    """A record as both engines can show it: no None fields (Spark's typed rows carry every
+    column, a Python record only the fields it was given), timestamps in UTC without zone,
+    without the fields `left_out`."""
+    import datetime
+
+    out = {}
+    for k, v in record.items():
+        if v is None or k in left_out:
+            continue
+        if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+            v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        out[k] = v
+    return out
+
+
+def _bag_or_error(run, plan: Node, left_out: frozenset[str]) -> tuple[Optional[Counter], Optional[str]]:
+    try:
+        return bag([_as_compared(r, left_out) for r in run(plan)]), None
+    except Exception as exc:  # noqa: BLE001 - one engine refusing is a difference too
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def order_dependent(root: Node) -> frozenset[str]:
+    """Fields a Reduce or CoGroup copies from its group's first record (`{**rows[0], ...}`,
+    analysis: `group_copied`), its key aside: which record is first is the reference
+    interpreter's input order but any record on Spark, so both answers are right."""
+    from udflow.flow import properties_of
+    from udflow.plan import CoGroup, Reduce
+
+    fields: set[str] = set()
+    for node in root.walk():
+        if isinstance(node, (Reduce, CoGroup)):
+            keys = set(getattr(node, "key", ())) | set(getattr(node, "left_key", ())) | set(getattr(node, "right_key", ()))
+            try:
+                fields |= set(properties_of(node).group_copied) - keys
+            except Exception:  # noqa: BLE001 - no analysis: compare every field
+                continue
+    return frozenset(fields)
+
+
+def reference_only(root: Node) -> Optional[str]:
+    """Why the plan cannot run on Spark at all (an operator type with no Spark lowering),
+    or None: such a plan has nothing to compare."""
+    from udflow.plan import Custom
+
+    for node in root.walk():
+        op = getattr(node, "op_type", None) if isinstance(node, Custom) else None
+        if op is not None and op.spark is None and not (op.arity == 1 and op.record_at_a_time):
+            return f"operator type {op.name!r} ({node.label}) has no Spark lowering"
+    return None
+
+
+def compare_engines(root: Node, n: int, spark: Any) -> Optional[str]:
+    """None when the plan gives the same bag on the reference interpreter and on Spark over
+    the first `n` records of every source, else what differs (or what only one engine refused).
+    Fields copied from a group's first record (`order_dependent`) are left out: a group has
+    no order."""
+    import tempfile
+
+    from udflow import reference, spark_backend
+
+    unordered = order_dependent(root)
+    with tempfile.TemporaryDirectory(prefix="udflow-verify-") as folder:
+        plan = sample_files(root, n, folder)
+        want, refused_by_reference = _bag_or_error(reference.run, plan, unordered)
+        got, refused_by_spark = _bag_or_error(lambda p: spark_backend.collect(p, spark=spark), plan, unordered)
+    if refused_by_reference and refused_by_spark:
+        return None  # both refuse the plan: they agree there is no result
+    if refused_by_reference or refused_by_spark:
+        engine = "the reference interpreter" if refused_by_reference else "Spark"
+        return (f"on {n} sampled records per source the plan as written fails on {engine} only: "
+                f"{refused_by_reference or refused_by_spark}")
+    if want == got:
+        return None
+    missing, extra = want - got, got - want
+    example = next(iter(missing or extra))
+    return (f"on {n} sampled records per source the plan as written gives another bag on Spark than on "
+            f"the reference interpreter: {sum(missing.values())} record(s) only on the reference, "
+            f"{sum(extra.values())} only on Spark, e.g. {dict(example)}")
+
+
 def verify_batch(outcomes: list[dict], sample: Optional[int], jobs: int, reporter) -> list[dict]:
     """Verify every successful outcome in worker processes; failed ones stay failed."""
     from udflow.batch.pool import Task, run_tasks

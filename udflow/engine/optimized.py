@@ -162,12 +162,21 @@ class Optimized:
             self._tree(chosen.node),
             "",
         ]
-        if not chosen.certificates:
-            lines.append("No rewrite applied: the plan as written is the cheapest.")
-        else:
+        barriers = self._barriers()
+        if chosen.certificates:
             lines.append(f"Rewrites applied ({len(chosen.certificates)}):")
             for i, cert in enumerate(chosen.certificates, 1):
                 lines.extend(self._rewrite(i, cert))
+        elif len(self.alternatives) > 1:
+            lines.append(f"No rewrite applied: the plan as written is the cheapest of "
+                         f"{len(self.alternatives)} valid plans.")
+        elif barriers:
+            lines.append("No rewrite applied: no operator may move (barriers below).")
+        else:
+            lines.append("No rewrite applied: the flow has no two operators to exchange.")
+        if barriers:
+            lines += ["", f"Barriers ({len(barriers)}): what kept operators where they are written"]
+            lines += [f"  {line}" for line in barriers]
         lines.append("")
         lines.append(self._cost_breakdown(original, chosen))
         return "\n".join(lines)
@@ -179,6 +188,45 @@ class Optimized:
             counted = f"{alts.count:,} plans in the explored memo"
         budget = "" if alts.complete else " [INCOMPLETE: best plan found within the budget]"
         return f"{alts.reason or alts.mode}; {counted}, {len(alts)} kept{budget}"
+
+    def _barriers(self) -> list[str]:
+        """Why operators of the plan as written cannot move: each function the analysis could
+        not see into (no source: stdin, a REPL, `exec`) or found impure, with the reasons its
+        evidence gives, then each operator and input that may not be exchanged, with the
+        conditions the rules found violated. A courtesy of explain: never fails it."""
+        out = []
+        for node in self._original.node.walk():
+            out.extend(self._function_barrier(node))
+        for node in self._original.node.walk():
+            for child in node.inputs:
+                if child.inputs and node.inputs:  # two operators: a candidate exchange
+                    out.extend(self._pair_barrier(node, child))
+        return out
+
+    def _function_barrier(self, node: Node) -> list[str]:
+        if getattr(node, "fn", None) is None:
+            return []
+        try:
+            props = properties_of(node, manual=self.properties == "manual")
+        except Exception as exc:  # noqa: BLE001 - the analysis failed: that is the reason
+            return [f"{node.label}: not analysed ({type(exc).__name__}: {exc})"]
+        if props.pure:
+            return []
+        why = [e.note + (f", line {e.line}" if e.line else "") for e in props.evidence if e.prop == "impure"]
+        what = "has no source to analyse" if props.origin == "opaque" else "is impure"
+        why_text = "; ".join(dict.fromkeys(w for w in why if w)) or "the analysis cannot prove it harmless"
+        return [f"{node.label}: {props.location or node.label} {what} ({why_text}), "
+                "so no operator moves across it"]
+
+    def _pair_barrier(self, upper: Node, lower: Node) -> list[str]:
+        try:
+            verdict = self.why_not(upper.label, lower.label)
+        except Exception:  # noqa: BLE001 - no verdict, nothing to say
+            return []
+        if verdict.allowed:
+            return []
+        reasons = "; ".join(dict.fromkeys(str(r) for r in verdict.reasons)) or "no rule applies"
+        return [f"{upper.label} stays above {lower.label}: {reasons}"]
 
     def _tree(self, root: Node) -> str:
         written = {n.label: n for n in self._original.node.walk()}
@@ -305,7 +353,9 @@ class Optimized:
         rewrites = "".join(
             f"<li><code>{html.escape(c.rule)}</code>: {html.escape(' <-> '.join(c.operators))}</li>"
             for c in self.certificates
-        ) or "<li>none: the plan as written is the cheapest</li>"
+        ) or "<li>none: " + html.escape(
+            "the plan as written is the cheapest" if len(self.alternatives) > 1 else "no operator may move"
+        ) + "</li>"
         return (
             f"<div><p>{len(self.alternatives)} alternatives ({self.mode}); "
             f"estimated speed-up {self.speedup:.2f}x</p>"

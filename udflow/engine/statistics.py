@@ -19,6 +19,7 @@ the function takes precedence over what was measured.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import os
 import time
@@ -252,9 +253,13 @@ class _Counter:
 
 
 def _wrap(fn: Any, counter: _Counter, is_filter: bool) -> Any:
-    """A function with the same observable behaviour as `fn` that also counts and times it."""
+    """A function with the same observable behaviour as `fn` that also counts and times it.
+
+    It carries `fn`'s name and `__wrapped__` (functools.wraps), so that an error raised by
+    `fn` on the sample names the user's function and line, not this wrapper."""
     if inspect.isgeneratorfunction(fn):
 
+        @functools.wraps(fn)
         def counted_generator(*args):
             start = time.perf_counter()
             out = list(fn(*args))
@@ -265,6 +270,7 @@ def _wrap(fn: Any, counter: _Counter, is_filter: bool) -> Any:
 
         return counted_generator
 
+    @functools.wraps(fn)
     def counted(*args):
         start = time.perf_counter()
         out = fn(*args)

@@ -62,7 +62,15 @@ from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend import native_ops
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.native import NotNative
-from udflow.spark_backend.schema import declared_types, missing_type_error, output_schema, rows_schema
+from udflow.spark_backend.schema import (
+    clashing_keys,
+    common_key_type,
+    declared_types,
+    key_type_error,
+    missing_type_error,
+    output_schema,
+    rows_schema,
+)
 from udflow.spark_backend.udf import BLOB, KEY, Encoder, Udf, translated
 
 SAMPLE_SIZE = 1000
@@ -261,7 +269,7 @@ class Lowering:
     # -- binary --------------------------------------------------------------
 
     def match(self, node: Match, key: Optional[tuple]) -> Lowered:
-        left, right = self._hinted(node)
+        left, right = self._aligned(node, *self._hinted(node))
         on = functools.reduce(operator.and_, [col(a) == col(b) for a, b in zip(node.left_key, node.right_key)])
         return self._pairs(node, left, left.join(right, on, "inner"), key)
 
@@ -278,15 +286,29 @@ class Lowering:
         return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
-        left, right = self.typed(node.left), self.typed(node.right)
+        left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
         udf = Udf(node.label, function_location(node.fn), node.fn, "cogroup")
-        groups = left.groupBy(*[col(k) for k in node.left_key]).cogroup(
-            right.groupBy(*[col(k) for k in node.right_key])
-        )
+        left_cols, right_cols = _cogroup_keys(node, left.schema, right.schema)
+        groups = left.groupBy(*left_cols).cogroup(right.groupBy(*right_cols))
         keys = (node.left_key, node.right_key)
         inp = Lowered(left, pickled=False, input_schema=StructType(left.schema.fields + right.schema.fields))
         run = executor.cogroup_groups
         return self._python(node, udf, inp, key, lambda enc, schema: groups.applyInArrow(run(udf, keys, enc), schema))
+
+    def _aligned(self, node: Match | CoGroup, left: DataFrame, right: DataFrame) -> tuple[DataFrame, DataFrame]:
+        """Both sides, refused when a key pair's types would be compared differently by Spark
+        and by Python (`udflow.keytypes`) and both hold values. A side whose key holds no
+        value at all (an empty input typed `string` for want of a value) is cast to the other
+        side's type instead: nulls compare alike everywhere. Only a clash costs a Spark job."""
+        for lk, rk in clashing_keys(left.schema, node.left_key, right.schema, node.right_key):
+            lt, rt = left.schema[lk].dataType, right.schema[rk].dataType
+            if not _has_value(left, lk):
+                left = left.withColumn(lk, col(lk).cast(rt))
+            elif not _has_value(right, rk):
+                right = right.withColumn(rk, col(rk).cast(lt))
+            else:
+                raise key_type_error(node.label, lk, lt, rk, rt)
+        return left, right
 
     def _hinted(self, node: Match | Cross) -> tuple[DataFrame, DataFrame]:
         left, right = self.typed(node.left), self.typed(node.right)
@@ -359,6 +381,22 @@ class Lowering:
 
     def _timezone(self) -> str:
         return self.spark.conf.get("spark.sql.session.timeZone") or "UTC"
+
+
+def _has_value(df: DataFrame, name: str) -> bool:
+    with translated():
+        return bool(df.where(col(name).isNotNull()).limit(1).count())
+
+
+def _cogroup_keys(node: CoGroup, left: StructType, right: StructType) -> tuple[list[Column], list[Column]]:
+    """The grouping columns of both sides; key columns of different (comparable) types are
+    cast to one, so that 1 and Decimal("1.00") meet in one group, as they do in Python."""
+    left_cols, right_cols = [], []
+    for lk, rk in zip(node.left_key, node.right_key):
+        common = common_key_type(left[lk].dataType, right[rk].dataType)
+        left_cols.append(col(lk) if common is None else col(lk).cast(common))
+        right_cols.append(col(rk) if common is None else col(rk).cast(common))
+    return left_cols, right_cols
 
 
 def _identity(udf: Udf) -> Udf:

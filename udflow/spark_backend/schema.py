@@ -38,7 +38,8 @@ from pyspark.sql.types import (
     _parse_datatype_string,
 )
 
-from udflow.errors import UdflowError
+from udflow import keytypes
+from udflow.errors import KeyTypeError, UdflowError
 
 NEW_DECIMAL = DecimalType(38, 18)
 _INT_RANGE = {
@@ -215,3 +216,55 @@ def missing_type_error(label: str, location: str, field: str, sample_size: int) 
         f"it is None in every one of {sample_size} sampled output record(s). Declare its type on the "
         f"function, e.g. `@udflow.spark_backend.output_types({field}=\"double\")`"
     )
+
+
+def key_family(dtype: DataType) -> Optional[str]:
+    """The key family (`udflow.keytypes`) of a Spark column type; None for other types."""
+    for types, family in (
+        ((BooleanType,), "bool"), (tuple(_INT_RANGE), "int"), ((DoubleType, FloatType), "float"),
+        ((DecimalType,), "decimal"), ((StringType,), "str"), ((DateType,), "date"),
+        ((TimestampType,), "timestamp"), ((BinaryType,), "bytes"),
+    ):
+        if isinstance(dtype, types):
+            return family
+    return None
+
+
+def clashing_keys(left: StructType, left_key: tuple, right: StructType, right_key: tuple) -> list[tuple[str, str]]:
+    """The key pairs whose column types Spark would cast to compare where Python finds the
+    values unequal (`udflow.keytypes`)."""
+    out = []
+    for lk, rk in zip(left_key, right_key):
+        lf, rf = key_family(left[lk].dataType), key_family(right[rk].dataType)
+        if lf is not None and rf is not None and not keytypes.compatible(lf, rf):
+            out.append((lk, rk))
+    return out
+
+
+def key_type_error(label: str, lk: str, lf: DataType, rk: str, rf: DataType) -> KeyTypeError:
+    lf, rf = key_family(lf), key_family(rf)
+    return KeyTypeError(
+        f"{label}: key field {lk!r} holds {lf} values and key field {rk!r} holds {rf} values; "
+        f"the engines would compare them differently, so {keytypes.advice(lf, rf)}"
+    )
+
+
+def common_key_type(a: DataType, b: DataType) -> Optional[DataType]:
+    """The type two comparable key columns of different types are both cast to, so that a
+    co-group puts equal values in one group (a join casts by itself; a co-group does not):
+    the wider integer, double, or a decimal that holds both exactly. None: already equal."""
+    if a == b:
+        return None
+    fa, fb = key_family(a), key_family(b)
+    if fa == fb == "int":
+        return LongType()
+    if fa == fb == "float":
+        return DoubleType()
+    if {fa, fb} <= {"int", "decimal"}:
+        def digits(t: DataType) -> tuple[int, int]:  # (integer digits, scale)
+            return (t.precision - t.scale, t.scale) if isinstance(t, DecimalType) else (19, 0)
+
+        (ia, sa), (ib, sb) = digits(a), digits(b)
+        scale = max(sa, sb)
+        return DecimalType(min(38, max(ia, ib) + scale), scale)
+    return None

@@ -14,8 +14,19 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
+
+# The loggers that print a failed task's whole Python traceback (with udflow's encoded
+# failure marker) and "aborting job" at ERROR level before the driver sees the failure.
+TASK_FAILURE_LOGGERS = (
+    "org.apache.spark.executor.Executor",
+    "org.apache.spark.scheduler.TaskSetManager",
+    "org.apache.spark.scheduler.TaskSchedulerImpl",
+)
 
 
 def get_session(spark: SparkSession | None = None) -> SparkSession:
@@ -60,3 +71,27 @@ def new_session(master: str, conf: dict[str, str] | None = None, app_name: str =
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return _use_this_python(session)
+
+
+@contextmanager
+def quiet_task_failures() -> Iterator[None]:
+    """While a udflow action runs, Spark's loggers of failed tasks are silent: a failure of a
+    user function reaches the user once, as the UdfRuntimeError that names their code, not
+    first as executor ERROR lines and an encoded marker. Their levels are restored after, so
+    a user's own jobs on the same session log as before. Other failures still raise (with
+    Spark's message); only these log lines are withheld."""
+    sc = SparkContext._active_spark_context
+    jvm = getattr(sc, "_jvm", None) if sc is not None else None
+    if jvm is None:
+        yield
+        return
+    log4j = jvm.org.apache.logging.log4j
+    configurator = log4j.core.config.Configurator
+    before = {name: log4j.LogManager.getLogger(name).getLevel() for name in TASK_FAILURE_LOGGERS}
+    for name in TASK_FAILURE_LOGGERS:
+        configurator.setLevel(name, log4j.Level.OFF)
+    try:
+        yield
+    finally:
+        for name, level in before.items():
+            configurator.setLevel(name, level)

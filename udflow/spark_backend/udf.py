@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import pyarrow as pa
 
-from udflow.errors import UdfRuntimeError
+from udflow.errors import UdfRuntimeError, user_failure
 from udflow.sources import SourceValueError
 
 RECORD_REPR_LIMIT = 500
@@ -49,9 +49,13 @@ class MarkedFailure(RuntimeError):
 
 @contextmanager
 def translated() -> Iterator[None]:
-    """Run a Spark action; a marked failure inside it surfaces as a UdfRuntimeError."""
+    """Run a Spark action; a marked failure inside it surfaces as a UdfRuntimeError, and
+    Spark's log lines about the failed task are held back (`session.quiet_task_failures`)."""
+    from udflow.spark_backend.session import quiet_task_failures
+
     try:
-        yield
+        with quiet_task_failures():
+            yield
     except MarkedFailure as exc:  # raised on the driver itself
         raise UdfRuntimeError(exc.message) from None
     except Exception as exc:  # noqa: BLE001 - only marked failures are translated
@@ -100,7 +104,8 @@ class Udf:
         try:
             return fn(*args)
         except Exception as exc:  # noqa: BLE001 - reported with operator, function and record
-            raise self.fail(f"raised {type(exc).__name__}: {exc}", shown) from None
+            fields = shown.keys() if isinstance(shown, dict) else None
+            raise self.fail(user_failure(exc, self.fn, fields), shown) from None
 
     def records(self, result: Any, shown: Any) -> list[dict]:
         """The records a call produced; checks their shape."""
