@@ -14,9 +14,13 @@ from udflow.batch.verify import bag
 from udflow.errors import FlowConstructionError, KeyTypeError
 
 
+ZONES = {"z_id": "string", "z_name": "string"}
+
+
 @pytest.fixture
 def files(tmp_path):
-    """An int64 parquet key and a CSV key (strings), as in the report: 0..89 on both sides."""
+    """An int64 parquet key and a CSV key declared as strings (inferred, it would be an int),
+    as in the report: 0..89 on both sides."""
     parquet = tmp_path / "trips.parquet"
     pq.write_table(pa.table({"zone_id": pa.array(range(90), pa.int64()),
                              "fare": pa.array([1.5 * i for i in range(90)], pa.float64())}), parquet)
@@ -27,7 +31,7 @@ def files(tmp_path):
 
 def test_an_int_parquet_key_joined_with_a_csv_key_is_refused_naming_both(files):
     parquet, csv = files
-    trips, zones = uf.source("trips", path=parquet), uf.source("zones", path=csv)
+    trips, zones = uf.source("trips", path=parquet), uf.source("zones", path=csv, schema=ZONES)
     with pytest.raises(FlowConstructionError) as info:
         trips.match(zones, on=("zone_id", "z_id"))
     message = str(info.value)
@@ -38,7 +42,7 @@ def test_an_int_parquet_key_joined_with_a_csv_key_is_refused_naming_both(files):
 def test_the_type_of_a_key_is_followed_through_operators_that_do_not_write_it(files):
     parquet, csv = files
     trips = uf.source("trips", path=parquet).filter(lambda r: r["fare"] > 3)
-    zones = uf.source("zones", path=csv).map(lambda r: {**r, "z_upper": r["z_name"].upper()})
+    zones = uf.source("zones", path=csv, schema=ZONES).map(lambda r: {**r, "z_upper": r["z_name"].upper()})
     with pytest.raises(FlowConstructionError, match="'zone_id' of Filter.* is int .* 'z_id' of Map.* is str"):
         trips.cogroup(zones, on=("zone_id", "z_id"), f=lambda ls, rs: iter([{"n": len(ls) + len(rs)}]))
 
@@ -73,7 +77,7 @@ def _made_key(files):
     """A key created by a function: its type is known only when the keys meet."""
     parquet, csv = files
     trips = uf.source("trips", path=parquet).map(lambda r: {**r, "zone": r["zone_id"] * 1})
-    return trips.match(uf.source("zones", path=csv), on=("zone", "z_id"))
+    return trips.match(uf.source("zones", path=csv, schema=ZONES), on=("zone", "z_id"))
 
 
 def test_a_key_created_by_a_function_is_refused_by_the_reference_when_the_keys_meet(files):
@@ -91,7 +95,7 @@ def test_a_key_created_by_a_function_is_refused_by_spark_too(files, spark):
 @pytest.mark.spark
 def test_converted_keys_give_the_same_bag_on_both_engines(files, spark):
     parquet, csv = files
-    zones = uf.source("zones", path=csv).map(lambda r: {**r, "z_key": int(r["z_id"])})
+    zones = uf.source("zones", path=csv, schema=ZONES).map(lambda r: {**r, "z_key": int(r["z_id"])})
     flow = uf.source("trips", path=parquet).match(zones, on=("zone_id", "z_key"))
     reference = flow.collect(engine="reference")
     assert len(reference) == 90
@@ -158,7 +162,7 @@ def test_compare_engines_catches_a_planted_disagreement_and_passes_an_agreement(
     from udflow.batch.verify import compare_engines
 
     parquet, csv = files
-    zones = uf.source("zones", path=csv).map(lambda r: {**r, "z_key": int(r["z_id"])})
+    zones = uf.source("zones", path=csv, schema=ZONES).map(lambda r: {**r, "z_key": int(r["z_id"])})
     joined = uf.source("trips", path=parquet).match(zones, on=("zone_id", "z_key"))
     honest = joined.apply(_keep_all(lambda frames, params: frames[0]))
     planted = joined.apply(_keep_all(lambda frames, params: frames[0].where("zone_id > 0")))

@@ -26,7 +26,8 @@ from udflow.plan import Node, Source, function_name
 
 def source_family(src: Source, name: str) -> Optional[str]:
     """The family of a source's field: parquet's column type; for in-memory rows, the type
-    of its values; for CSV, str (both engines read CSV values as strings)."""
+    of its values; for CSV and DataFrames, their Spark column types (declared or inferred,
+    the same on both engines)."""
     if name not in src.fields:
         return None
     if src.path is None:
@@ -34,9 +35,14 @@ def source_family(src: Source, name: str) -> Optional[str]:
             return keytypes.column_family(keytypes.of_values(r.get(name) for r in src.rows))
         except ValueError:
             return None  # refused by check_rows_types when the source was built
-    if src.format == "csv":
-        return "str"
+    if src.format != "parquet":
+        return _SPARK_FAMILIES.get(dict(src.types).get(src.column_of(name), "").split("(")[0])
     return keytypes.of_arrow(_parquet_schema(src.path, _mtime(src.path)).field(src.column_of(name)).type)
+
+
+_SPARK_FAMILIES = {"bigint": "int", "int": "int", "smallint": "int", "tinyint": "int", "double": "float",
+                   "float": "float", "decimal": "decimal", "string": "str", "boolean": "bool", "date": "date",
+                   "timestamp": "timestamp", "binary": "bytes"}
 
 
 def _mtime(path: str) -> float:
