@@ -56,7 +56,10 @@ def tpch_queries(spark, tpch: str) -> dict:
         flow = module.build_flow(tpch)
         out[f"{name}_written"] = compare(flow, spark)
         opt = uf.optimize(flow)
-        out[f"{name}_optimized"] = {**compare(opt.best, spark), "plan_differs": str(opt.best) != str(flow)}
+        # the chosen plan; where the plan as written is chosen (a tie keeps it), the cheapest
+        # reordered one, so that a reordered plan runs on the cluster either way
+        reordered = next((a.flow for a in opt.alternatives if str(a.flow) != str(flow)), opt.best)
+        out[f"{name}_optimized"] = {**compare(reordered, spark), "plan_differs": str(reordered) != str(flow)}
     return out
 
 

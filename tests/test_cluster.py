@@ -64,7 +64,7 @@ def test_tpch_queries_equal_the_reference(cluster_run, name):
     assert result["equal"], result
 
 
-def test_optimized_plans_are_reordered(cluster_run):
+def test_reordered_plans_run_on_the_cluster(cluster_run):
     assert scenario(cluster_run, "q7_optimized")["plan_differs"]
 
 

@@ -51,6 +51,7 @@ RAISES = "raises (returns None)"
 class Case:
     guard: Expr
     emit: Any  # Emit | NO_RECORD | RAISES
+    line: int = 0  # the statement that emits (or returns None): errors there name it
 
     def __str__(self) -> str:
         return f"case {self.guard}: {self.emit}"

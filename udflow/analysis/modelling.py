@@ -88,8 +88,8 @@ class ModelRecorder:
         if problem:
             return None, problem
         if self.kind == "filter":
-            return FilterModel(self._predicate(), line), None
-        cases = tuple(Case(_conjunction(g), outcome) for g, outcome, _, _ in self.cases)
+            return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line), None
+        cases = tuple(Case(_conjunction(g), outcome, at) for g, outcome, _, at in self.cases)
         return RecordModel(cases, line), None
 
     def _predicate(self) -> Expr:

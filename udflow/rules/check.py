@@ -697,13 +697,11 @@ def _raise_guard(u, l, before, after, root, nodes, props, manual) -> list[str]:
     raising = [x for x in (u, l) if props[x.label].raises]
     if not raising:
         return []
-    changes = []
-    for n in root.walk():
-        if not isinstance(n, Source):
-            p = _props(n, manual)
-            changed = set(p.values_changed() if p.pure else p.writes) | _op(n, manual).new
-            changes.append((changed, dict(p.output_types) if p.pure else {}))
-    types = attribute_types(root, changes)
+    def changes_of(label):
+        p = _props(nodes[label], manual)
+        changed = set(p.values_changed() if p.pure else p.writes) | _op(nodes[label], manual).new
+        return changed, dict(p.output_types) if p.pure else {}
+
     as_written = {n.label: {m.label for m in n.walk()} - {n.label} for n in root.walk()}
     out = []
     for x in raising:
@@ -711,10 +709,11 @@ def _raise_guard(u, l, before, after, root, nodes, props, manual) -> list[str]:
         if found_after is None:
             continue
         removed_below = set()
-        for label in found_after.labels() - {x.label}:
-            if label in nodes and not isinstance(nodes[label], Source):
-                p = _props(nodes[label], manual)
-                removed_below |= set(p.writes) - set(p.values_changed()) if p.pure else set(p.writes)
+        below = [b for b in found_after.labels() - {x.label} if b in nodes and not isinstance(nodes[b], Source)]
+        for label in below:
+            p = _props(nodes[label], manual)
+            removed_below |= set(p.writes) - set(p.values_changed()) if p.pure else set(p.writes)
+        types = attribute_types(root, [changes_of(b) for b in below])
         if all(cannot_raise(site, types, frozenset(removed_below)) for site in props[x.label].raises):
             continue
         lost = (_find(before, x.label).labels() - found_after.labels()) & as_written[x.label]

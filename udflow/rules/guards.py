@@ -87,7 +87,8 @@ def raise_guard(book, rule: str, move, after: Node) -> list[Reason]:
             continue
         below = book.labels_in(_find(after, label)) - {label}
         removed_below = frozenset().union(*(removes(book.op(b)) for b in below))
-        sites = [s for s in facts.props.raises if not cannot_raise(s, book.field_types, removed_below)]
+        types = book.field_types_below(below)  # the values as they reach it where the move puts it
+        sites = [s for s in facts.props.raises if not cannot_raise(s, types, removed_below)]
         if not sites:
             continue
         lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))

@@ -149,7 +149,7 @@ class RuleBook:
         self._touch_reasons: dict = {}
         self._decisions: dict = {}
         self._verdict_cache: dict = {}
-        self._field_types: Optional[dict] = None
+        self._types_below: dict = {}
         self._below: Optional[dict] = None
         self._root_keys = {n.label: tuple(n.key) for n in self.root.walk()
                            if not isinstance(n, Source) and getattr(n, "key", None) is not None}
@@ -366,12 +366,14 @@ class RuleBook:
             return decision
         return dataclasses.replace(decision, allowed=False, reasons=tuple(reasons))
 
-    @property
-    def field_types(self) -> dict[str, FieldType]:
-        """Attribute -> FieldType: the source's type where no operator of the flow writes it."""
-        if self._field_types is None:
-            self._field_types = attribute_types(self.root, [_values_changed(o) for o in self.facts.ops.values()])
-        return self._field_types
+    def field_types_below(self, labels: frozenset) -> dict[str, FieldType]:
+        """Attribute -> FieldType as records leave the operators `labels` (a subtree): only the
+        operators below a function decide what values reach it."""
+        hit = self._types_below.get(labels)
+        if hit is None:
+            changes = [_values_changed(self.facts.ops[b]) for b in labels if b in self.facts.ops]
+            hit = self._types_below[labels] = attribute_types(self.root, changes)
+        return hit
 
     def below_as_written(self, label: str) -> frozenset[str]:
         """The operators and sources below `label` in the plan as written."""

@@ -112,6 +112,7 @@ class NativeLowering:
         self.where = where
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
         self._guards_made = 0  # raising guards built so far: a term that adds some may raise
+        self.line = 0  # the user's line the terms being lowered stand on (named in errors)
 
     def lower(self, term: Expr) -> Typed:
         return self._lower_counting(term)[0]
@@ -152,7 +153,8 @@ class NativeLowering:
         marked as the Python path marks a failing function (`udf.MarkedFailure`), so that the
         driver reports it as a `UdfRuntimeError` like any error of the function."""
         record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.fields]))
-        text = F.concat(F.lit(f"{self.where} raised {message}\n  record: "), record)
+        at = f" (line {self.line})" if self.line else ""
+        text = F.concat(F.lit(f"{self.where} raised {message}{at}\n  record: "), record)
         if operands:
             shown = F.to_json(F.array(*[o.column.cast("string") for o in operands]))
             text = F.concat(text, F.lit("\n  operands: "), shown)

@@ -26,6 +26,7 @@ CASE = "__udflow_case"
 
 
 def run_filter(df: DataFrame, model: FilterModel, lowering: NativeLowering) -> DataFrame:
+    lowering.line = model.line
     return df.filter(lowering.predicate(model.predicate))
 
 
@@ -49,9 +50,11 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> Data
 def _keep(lowering: NativeLowering, model: RecordModel):
     """Whether a row's first matching case emits a record (a case that raises, raises)."""
     if len(model.cases) == 1 and isinstance(model.cases[0].emit, Emit):
+        lowering.line = model.cases[0].line
         return lowering.predicate(model.cases[0].guard)
     keep = None
     for case in model.cases:
+        lowering.line = case.line
         outcome = lowering.error("TypeError: the function returned None, expected a dict") \
             if case.emit == RAISES else F.lit(isinstance(case.emit, Emit))
         test = lowering.predicate(case.guard)
@@ -60,7 +63,10 @@ def _keep(lowering: NativeLowering, model: RecordModel):
 
 
 def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: str):
-    typed = [(case, lowering.lower(dict(case.emit.fields)[name])) for _, case in emitting]
+    typed = []
+    for _, case in emitting:
+        lowering.line = case.line
+        typed.append((case, lowering.lower(dict(case.emit.fields)[name])))
     families = {t.family for _, t in typed} - {"none"}
     if len(families) > 1:
         raise NotNative(f"field {name} gets values of types {', '.join(sorted(families))}")
@@ -68,6 +74,7 @@ def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: s
         return typed[0][1].column
     value = None
     for case, t in typed:  # guards again: the first matching case among those kept emits
+        lowering.line = case.line
         test = lowering.predicate(case.guard)
         value = F.when(test, t.column) if value is None else value.when(test, t.column)
     return value
