@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from udflow.analysis.model import NO_RECORD, RAISES, Case, Emit, FilterModel, RecordModel
+from udflow.analysis.model import Case, Emit, FilterModel, RecordModel
 from udflow.analysis.values import NO_BASE
 from udflow.expr import BoolOp, Cmp, Expr, Field, IfElse, InValues, IsNone, Lit, Not, Truth
 
@@ -168,5 +168,3 @@ def _terms_of(guards, outcome):
 def _contains(term: Expr, part: Expr) -> bool:
     return any(t == part for t in term.walk())
 
-
-__all__ = ["ModelRecorder", "NO_RECORD", "RAISES"]

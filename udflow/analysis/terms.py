@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from udflow.analysis.values import Const, FieldOf, RecRef, Val
+from udflow.analysis.values import FieldOf, Val
 from udflow.expr import (
     ARITH,
     FUNCTIONS,
@@ -203,9 +203,3 @@ _BUILDERS = {
 }
 
 
-def record_term(value: Val) -> bool:
-    """Whether the value is a record (its term is the record, not a scalar)."""
-    return any(isinstance(a, RecRef) for a in value.atoms)
-
-
-__all__ = ["term_of", "record_term", "Const"]

@@ -415,11 +415,17 @@ def _int_mod(self, left, right):
     return _python_mod(left.column, right.column), []
 
 
+def _true_div(self, left, right):
+    if left.family == right.family == "int":
+        return _int_true_div(self, left, right)
+    return left.column.cast("double") / right.column.cast("double"), []
+
+
 _ARITH_MAKERS = {
     ("+", "int"): _int_op("try_add", lambda a, b: a + b),
     ("-", "int"): _int_op("try_subtract", lambda a, b: a - b),
     ("*", "int"): _int_op("try_multiply", lambda a, b: a * b),
-    ("/", "float"): None,  # set below: int / int and float / x differ
+    ("/", "float"): _true_div,  # int / int is exact below 2**53 only; float / x is IEEE
     ("//", "int"): _int_floordiv,
     ("%", "int"): _int_mod,
     ("+", "float"): _float_op(lambda a, b: a + b),
@@ -431,13 +437,6 @@ _ARITH_MAKERS = {
 }
 
 
-def _true_div(self, left, right):
-    if left.family == right.family == "int":
-        return _int_true_div(self, left, right)
-    return left.column.cast("double") / right.column.cast("double"), []
-
-
-_ARITH_MAKERS[("/", "float")] = _true_div
 
 
 def _as_decimal(x: Typed) -> Column:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from udflow.analysis.model import NO_RECORD, RAISES, Emit, FilterModel, RecordModel
+from udflow.analysis.model import RAISES, Emit, FilterModel, RecordModel
 from udflow.spark_backend.native import NativeLowering, NotNative
 
 CASE = "__udflow_case"
@@ -90,5 +90,3 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> D
         return run_map(df, model, lowering)
     raise NotNative(f"no native form for a {type(model).__name__}")
 
-
-__all__ = ["run", "run_filter", "run_map", "NotNative", NO_RECORD]
