@@ -283,8 +283,10 @@ class Flow:
 
     # -- running -------------------------------------------------------------
 
-    def collect(self, engine: str = "spark", spark: Any = None) -> list[dict]:
-        """Run the flow and return its records as a list of dicts (a bag: order is arbitrary)."""
+    def collect(self, engine: str = "spark", spark: Any = None, native: bool = True) -> list[dict]:
+        """Run the flow and return its records as a list of dicts (a bag: order is arbitrary).
+
+        `native=False` keeps every function in Python on Spark (see docs/native.md)."""
         if engine == "reference":
             from udflow import reference
 
@@ -292,20 +294,24 @@ class Flow:
         if engine == "spark":
             from udflow import spark_backend
 
-            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints))
+            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native)
         raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
 
-    def to_spark(self, spark: Any = None):
+    def to_spark(self, spark: Any = None, native: bool = True):
         """The flow lowered to a PySpark DataFrame, for users who continue in PySpark."""
         from udflow import spark_backend
 
-        return spark_backend.to_dataframe(self.root, spark=spark, hints=dict(self.hints))
+        return spark_backend.to_dataframe(self.root, spark=spark, hints=dict(self.hints), native=native)
 
-    def write(self, path: str, format: str = "parquet", spark: Any = None, mode: str = "errorifexists") -> None:
+    def write(
+        self, path: str, format: str = "parquet", spark: Any = None, mode: str = "errorifexists", native: bool = True
+    ) -> None:
         """Run the flow on Spark and write it through Spark's committer (all or nothing)."""
         from udflow import spark_backend
 
-        spark_backend.write(self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints))
+        spark_backend.write(
+            self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native
+        )
 
     # -- looking -------------------------------------------------------------
 

@@ -51,8 +51,8 @@ class Alternative:
     def rules(self) -> tuple[str, ...]:
         return tuple(c.rule for c in self.certificates)
 
-    def collect(self, engine: str = "spark", spark: Any = None) -> list[dict]:
-        return self.flow.collect(engine=engine, spark=spark)
+    def collect(self, engine: str = "spark", spark: Any = None, native: bool = True) -> list[dict]:
+        return self.flow.collect(engine=engine, spark=spark, native=native)
 
     def __str__(self) -> str:
         return f"#{self.rank} cost {self.cost:.4g}\n{draw(self.node)}"

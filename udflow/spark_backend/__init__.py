@@ -4,6 +4,10 @@
     to_dataframe(node)       -> DataFrame    for users who continue in PySpark
     write(node, path, ...)                   run it into a sink, through Spark's committer
 
+`native=False` runs every function in Python, as udflow did before it modelled
+functions (for comparison: `bench/native.py`); by default an operator whose
+function has a model runs as Spark Columns (`docs/native.md`).
+
 `spark=None` means: the active session if there is one, else an embedded
 local[*] session (see `session.get_session`). `hints` maps operator labels to
 "broadcast_left" / "broadcast_right" / "shuffle" for Match and Cross.
@@ -35,14 +39,14 @@ def session_for(node: Node, spark: Any = None):
     return session
 
 
-def to_dataframe(node: Node, spark: Any = None, hints: Optional[dict] = None):
+def to_dataframe(node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True):
     """The lowered DataFrame. Errors in user functions surface when the caller runs an action."""
-    return Lowering(session_for(node, spark), hints).typed(node)
+    return Lowering(session_for(node, spark), hints, native=native).typed(node)
 
 
-def collect(node: Node, spark: Any = None, hints: Optional[dict] = None) -> list[dict]:
+def collect(node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True) -> list[dict]:
     """Run the plan on Spark; its records as dicts (a bag: the order means nothing)."""
-    lowering = Lowering(session_for(node, spark), hints)
+    lowering = Lowering(session_for(node, spark), hints, native=native)
     try:
         return lowering.records(node)
     finally:
@@ -56,6 +60,7 @@ def write(
     spark: Any = None,
     mode: str = "errorifexists",
     hints: Optional[dict] = None,
+    native: bool = True,
 ) -> None:
     """Run the plan into `path` through Spark's DataFrameWriter.
 
@@ -65,7 +70,7 @@ def write(
     `_temporary` folder) is removed too.
     """
     session = session_for(node, spark)
-    lowering = Lowering(session, hints)
+    lowering = Lowering(session, hints, native=native)
     existed = _exists(session, path)
     if existed and mode in ("errorifexists", "error", "default"):
         raise UdflowError(
