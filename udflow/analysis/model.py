@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from udflow.expr import Agg, Expr, evaluate, evaluate_group
+from udflow.expr import Agg, Expr, Field, First, evaluate, evaluate_group
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,21 @@ def _emitted(emit, record) -> list:
     for name, term in emit.fields:
         out[name] = evaluate(term, record)
     return [out]
+
+
+def fields_read(model) -> frozenset:
+    """The input fields the model's terms read (for a Reduce: inside its aggregates and rows[0])."""
+    if isinstance(model, FilterModel):
+        terms = [model.predicate]
+    else:
+        terms = [t for c in model.cases for t in
+                 [c.guard] + ([v for _, v in c.emit.fields] if isinstance(c.emit, Emit) else [])]
+    out = set()
+    for term in terms:
+        for t in term.walk():
+            if isinstance(t, (Field, First)):
+                out.add(t.name)
+    return frozenset(out)
 
 
 def describe(model: Optional[Any]) -> str:

@@ -107,9 +107,13 @@ class NativeLowering:
     """Lowers terms over the columns of `schema`; `where` names the user's function and line
     in the messages of the errors the native form raises."""
 
-    def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None):
+    def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
+                 shown=None):
         self.fields = {f.name: f for f in schema.fields}
         self.where = where
+        # the fields an error shows of its record: those the function reads, so that an error
+        # message does not keep Spark from pruning the other columns (default: all)
+        self.shown = [n for n in self.fields if shown is None or n in shown]
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
         # column -> [(condition, message)]: reading the column raises where a condition holds
         # (an aggregate's own errors, raised where the model uses it: native_groups)
@@ -155,7 +159,7 @@ class NativeLowering:
         """A Column that raises `message`, naming the user's function and showing the operands,
         marked as the Python path marks a failing function (`udf.MarkedFailure`), so that the
         driver reports it as a `UdfRuntimeError` like any error of the function."""
-        record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.fields]))
+        record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.shown]))
         at = f" (line {self.line})" if self.line else ""
         text = F.concat(F.lit(f"{self.where} raised {message}{at}\n  record: "), record)
         if operands:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel
+from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel, fields_read
 from udflow.expr import Agg, Expr, Field, First, transform
 from udflow.spark_backend.native import INT_MAX, INT_MIN, DECIMAL_DIGITS, NativeLowering, NotNative, Typed
 from udflow.spark_backend.native_ops import run_map
@@ -64,7 +64,7 @@ class Aggregated:
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset) -> DataFrame:
     """The Reduce natively; NotNative when an aggregate or a term has no exact native form."""
-    rows = NativeLowering(df.schema, where, nonnull)
+    rows = NativeLowering(df.schema, where, nonnull, shown=fields_read(model) | set(key))
     aggs = model.aggregates()
     lowered = [_aggregate(df, rows, agg, f"__udflow_agg{i}", agg in model.eager) for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
