@@ -53,7 +53,7 @@ from typing import Callable, Optional
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
+from pyspark.sql.types import BinaryType, BooleanType, DoubleType, StructField, StructType
 
 from udflow import sources
 from udflow.errors import UdflowError
@@ -195,6 +195,8 @@ class Lowering:
         if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
             inp = self.lower(node.input, key)
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
+            if columns:
+                return Lowered(inp.df.filter(self._scalar_predicate(node, udf, columns)), pickled=False)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
         inp = self.lower(node.input)
@@ -211,6 +213,15 @@ class Lowering:
         return self._python(
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
+
+    def _scalar_predicate(self, node: Map, udf: Udf, columns: list[str]) -> Column:
+        """A filter without a native form as an Arrow scalar UDF over its read set: a predicate
+        inside Catalyst's plan, which Spark places and prunes columns around (an impure one is
+        marked nondeterministic, so Spark neither moves nor repeats it)."""
+        predicate = F.arrow_udf(executor.scalar_predicate(udf, columns), BooleanType())
+        if not properties_of(node).pure:
+            predicate = predicate.asNondeterministic()
+        return predicate(*[col(c) for c in columns])
 
     def _native(self, node: Map | Reduce, key: Optional[tuple]) -> Optional[Lowered]:
         """The operator run as Spark Columns from its function's model (`native_ops`,
@@ -289,10 +300,34 @@ class Lowering:
     def _pairs(self, node: Match | Cross, left: DataFrame, joined: DataFrame, key: Optional[tuple]) -> Lowered:
         if node.fn is None:
             return Lowered(joined, pickled=False)  # concatenation {**l, **r}: the join's own output
+        native = self._native_pairs(node, joined)
+        if native is not None:
+            return native
         udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
         inp = Lowered(joined, pickled=False)
         run = executor.map_partitions
         return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
+
+    def _native_pairs(self, node: Match | Cross, joined: DataFrame) -> Optional[Lowered]:
+        """A Match/Cross function with a model, run natively over the joined row: its model is
+        a Map's over the concatenated pair (the two sides' fields are disjoint)."""
+        if not self.native:
+            return None
+        try:
+            model = properties_of(node).model
+        except Exception:  # noqa: BLE001 - no analysis result: Python
+            return None
+        if model is None:
+            return None
+        try:
+            where = f"{node.label}: {function_location(node.fn)}"
+            nonnull = _nonnull_fields(node.left) | _nonnull_fields(node.right)
+            df = native_ops.run(joined, model, where, nonnull)
+        except NotNative as why:
+            self.python_reasons[node.label] = str(why)
+            return None
+        self.native_labels.add(node.label)
+        return Lowered(df, pickled=False)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
