@@ -47,9 +47,9 @@ def clean(r):
 
 
 CASES = [
-    (lowered_title, "map", "Python (batches)", "line {}".format(line_of(lowered_title, ".title()"))),
-    (lowered_case, "map", "Python (batches)", "calls str.lower, which has no exact native form"),
-    (keyword_round, "map", "Python (batches)", "line {}".format(line_of(keyword_round, " round("))),
+    (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".title()"))),
+    (lowered_case, "map", "Python (scalar UDF)", "calls str.lower, which has no exact native form"),
+    (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),
     (regex_filter, "filter", "Python (scalar UDF)", "line {}".format(line_of(regex_filter, "re.match"))),
     (summed_in_a_loop, "reduce", "Python (batches)", "a loop (line {})".format(line_of(summed_in_a_loop, "for r"))),
     (clean, "map", "native", ""),

@@ -279,3 +279,29 @@ def test_a_pair_function_with_a_model_runs_natively_over_the_joined_row(spark, f
     lowering.typed(flow.root)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     assert _run(flow, True) == _run(flow, False)
+
+
+def test_a_map_without_a_model_is_a_struct_scalar_udf_with_the_rest_native(spark):
+    import re
+
+    def initials(r):  # re.sub: no model
+        if r["i"] > 0:
+            yield {**r, "s": re.sub("a", "A", r["s"]), "n_a": r["s"].count("a")}
+
+    rows = _groups()
+    flow = uf.source("t", dataframe=_frame(spark, rows)).map(initials)
+    lowering = Lowering(spark)
+    plan = lowering.typed(flow.root)._jdf.queryExecution().executedPlan().toString()
+    assert "ArrowEvalPython" in plan and "MapInArrow" not in plan
+    expected = [out for r in rows for out in initials(dict(r))]
+    assert _run(flow, True) == sorted((tuple(sorted(r.items())) for r in expected), key=repr)
+
+
+def test_a_struct_scalar_udf_value_that_does_not_fit_its_sampled_type_raises(spark):
+    def label(r):
+        return {**r, "tag": "small" if r["k"] < 5 else 5}  # str on the sample, then an int
+
+    rows = [{**_groups()[0], "k": 1}] * 300 + [{**_groups()[0], "k": 7}]  # the sample sees strs only
+    flow = uf.source("t", dataframe=_frame(spark, rows).coalesce(1)).map(label)
+    with pytest.raises(UdfRuntimeError, match="tag"):
+        flow.collect()

@@ -3,7 +3,8 @@
     native             Spark Columns from the function's model (`docs/native.md`): one
                        Catalyst plan with its neighbours, predicates pushed into scans
     Python (scalar)    a filter without a model: an Arrow scalar UDF over its read set,
-                       a predicate inside Catalyst's plan
+                       a predicate inside Catalyst's plan; a Map copying its record and
+                       emitting at most one: a scalar UDF returning its written fields
     Python (batches)   everything else: the function per record or group over Arrow batches
 
 For a Python operator the reason is the construct that kept it there, with its
@@ -54,7 +55,7 @@ def how_it_runs(node: Node) -> str:
         why = blocked
     else:
         why = props.model_reason or "no model"
-    if isinstance(node, Map) and node.is_filter and _reads_known(node):
+    if isinstance(node, Map) and _reads_known(node) and (node.is_filter or _one_record_copy(props)):
         return f"Python (scalar UDF): {why}"
     return f"Python (batches): {why}"
 
@@ -80,6 +81,13 @@ def _terms_with_lines(model):
         if isinstance(case.emit, Emit):
             for _, term in case.emit.fields:
                 yield case.line, term
+
+
+def _one_record_copy(props) -> bool:
+    """A Map the scalar path takes: `{**r, ...}` changing fields, removing none, at most one
+    record per call (`spark_backend.scalar`; its written fields' types come from a sample)."""
+    return bool(props.writes) and props.changed == props.writes and props.emits[1] is not None \
+        and props.emits[1] <= 1
 
 
 def _reads_known(node: Map) -> bool:

@@ -5,7 +5,12 @@
     Source (rows)               createDataFrame with a schema inferred from every value
     Match, fn=None              native inner equi-join (a None key matches nothing)
     Cross, fn=None              native crossJoin
-    Filter                      mapInArrow: predicate per record, the batch filtered by the mask
+    Map, Reduce, Match/Cross    with a model: Spark Columns (native_ops, native_groups)
+    with fn
+    Filter                      an Arrow scalar UDF over its read set inside the plan (scalar);
+                                reads unknown: mapInArrow, the batch filtered by the mask
+    Map copying its records,    an Arrow scalar UDF returning a struct of its written fields,
+    at most one per call        the rest of the row native (scalar)
     Map forwarding its records  mapInArrow: fn per record, each row taken as often as fn emits it
     Map copying its records     mapInArrow: fn per record shown its fields read or written,
                                 each record emitted completed from its input row
@@ -53,13 +58,13 @@ from typing import Callable, Optional
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import BinaryType, BooleanType, DoubleType, StructField, StructType
+from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
 
 from udflow import sources
 from udflow.errors import UdflowError
 from udflow.fields import output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import native_groups, native_ops
+from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.native import NotNative
 from udflow.spark_backend.schema import (
@@ -196,10 +201,13 @@ class Lowering:
             inp = self.lower(node.input, key)
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
             if columns:
-                return Lowered(inp.df.filter(self._scalar_predicate(node, udf, columns)), pickled=False)
+                return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
         inp = self.lower(node.input)
+        struct = None if inp.pickled else scalar.struct_map(node, udf, inp.df, self._timezone())
+        if struct is not None:
+            return Lowered(struct, pickled=False)
         shown = None if inp.pickled else read_projection(node)
         if shown is not None:
             columns = [name for name in inp.df.schema.names if name in shown]
@@ -213,15 +221,6 @@ class Lowering:
         return self._python(
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
-
-    def _scalar_predicate(self, node: Map, udf: Udf, columns: list[str]) -> Column:
-        """A filter without a native form as an Arrow scalar UDF over its read set: a predicate
-        inside Catalyst's plan, which Spark places and prunes columns around (an impure one is
-        marked nondeterministic, so Spark neither moves nor repeats it)."""
-        predicate = F.arrow_udf(executor.scalar_predicate(udf, columns), BooleanType())
-        if not properties_of(node).pure:
-            predicate = predicate.asNondeterministic()
-        return predicate(*[col(c) for c in columns])
 
     def _native(self, node: Map | Reduce, key: Optional[tuple]) -> Optional[Lowered]:
         """The operator run as Spark Columns from its function's model (`native_ops`,

@@ -278,18 +278,6 @@ def filter_partitions(udf: Udf, blobs_in: bool, columns: Optional[list[str]] = N
     return run
 
 
-def scalar_predicate(udf: Udf, columns: list[str]) -> Callable:
-    """For an Arrow scalar UDF (`F.arrow_udf`) over the columns the predicate may read: one
-    bool per row, the row shown to the function as the dict of those fields. Inside Catalyst's
-    plan, Spark places the filter and prunes the columns around it."""
-
-    def run(*arrays: pa.Array) -> pa.Array:
-        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
-        return pa.array([udf.test(row) for row in rows], pa.bool_())
-
-    return run
-
-
 def _shown_rows(batch: pa.RecordBatch, columns: Optional[list[str]]) -> list[dict]:
     """The batch's rows as dicts of `columns` only (all columns when None)."""
     view = batch if columns is None else batch.select(columns)
