@@ -133,7 +133,7 @@ def variants(spark, task: Task, data_dir: str, flow, chosen) -> dict[str, Callab
     return runs
 
 
-def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log) -> Outcome:
+def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log, wanted=VARIANTS) -> Outcome:
     out = Outcome(task.name, scale)
     flow = task.flow(data_dir)
     opt = udflow.optimize(flow)
@@ -141,7 +141,7 @@ def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log) -> 
     out.rewrites = list(chosen.rules)
     out.udf_operators = udf_operators(chosen.node)
     out.native, out.python_reasons = native_census(spark, chosen)
-    sides = variants(spark, task, data_dir, flow, chosen)
+    sides = {n: run for n, run in variants(spark, task, data_dir, flow, chosen).items() if n in wanted}
 
     reference = None
     for name, run in sides.items():  # warm-up and correctness check
@@ -233,9 +233,12 @@ def main(argv=None) -> int:
                         help="scale of clickstream, text mining (x0.3) and the user pipelines")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tasks", default=",".join(t.name for t in TASKS))
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="a subset of written,optimized,python,hand,sql (the first is the reference bag)")
     parser.add_argument("--data-root", default="data")
     parser.add_argument("--quick", action="store_true", help="TPC-H 0.01, user scale 0.01, one run")
     parser.add_argument("--out", default="bench/results")
+    parser.add_argument("--tag", default="", help="appended to the JSON file's name")
     args = parser.parse_args(argv)
     if args.quick:
         args.scale, args.user_scale, args.runs = 0.01, 0.01, 1
@@ -259,7 +262,7 @@ def main(argv=None) -> int:
             task.generate(data_dir, scale)
         log(f"{task.name}: data {data_dir} ready in {time.perf_counter() - t0:.1f} s")
         try:
-            outcomes.append(run_task(spark, task, data_dir, scale, args.runs, log))
+            outcomes.append(run_task(spark, task, data_dir, scale, args.runs, log, args.variants.split(",")))
         except Exception:  # noqa: BLE001 - one broken pipeline must not hide the others' figures
             log(traceback.format_exc())
             outcomes.append(Outcome(task.name, scale, errors={"optimize": traceback.format_exc(limit=1)}))
@@ -271,7 +274,7 @@ def main(argv=None) -> int:
           f"sink: collect() of the result rows; median of {args.runs} after a warm-up")
     result = {
         "started": started.isoformat(timespec="seconds"), "tpch_scale": args.scale, "user_scale": args.user_scale,
-        "runs": args.runs, "sink": "collect()", "cores": os.cpu_count(),
+        "runs": args.runs, "variants": args.variants.split(","), "sink": "collect()", "cores": os.cpu_count(),
         "load_average": {"before": load_before, "after": load_after},
         "spark_master": spark.sparkContext.master,
         "shuffle_partitions": spark.conf.get("spark.sql.shuffle.partitions"),
@@ -288,6 +291,8 @@ def main(argv=None) -> int:
     }
     os.makedirs(args.out, exist_ok=True)
     suffix = "-quick" if args.quick else ""
+    if args.tag:
+        suffix += f"-{args.tag}"
     path = os.path.join(args.out, f"native_{started.date().isoformat()}{suffix}.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1, default=str)
