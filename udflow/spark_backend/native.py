@@ -109,7 +109,7 @@ class NativeLowering:
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
-                 shown=None):
+                 shown=None, pinned: bool = True):
         self.fields = {f.name: f for f in schema.fields}
         self.where = where
         # the fields an error shows of its record: those the function reads, so that an error
@@ -119,6 +119,9 @@ class NativeLowering:
         # column -> [(condition, message)]: reading the column raises where a condition holds
         # (an aggregate's own errors, raised where the model uses it: native_groups)
         self.checked = dict(checked or {})
+        # errors made nondeterministic, so Catalyst never moves them (see `error`); False inside
+        # an aggregate's argument, which Spark requires deterministic and never moves anyway
+        self.pinned = pinned
         self._guards_made = 0  # raising guards built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
 
@@ -172,7 +175,7 @@ class NativeLowering:
         # neither moves it past another operator (a filter below or above, a join), nor merges
         # it into their conditions, nor hoists it as a common subexpression: it raises only on
         # the rows that reach it in the plan, as Python does. Evaluated only when raising.
-        pinned = F.when(F.spark_partition_id() < 0, F.lit("?")).otherwise(F.lit(""))
+        pinned = F.when(F.spark_partition_id() < 0, F.lit("?")).otherwise(F.lit("")) if self.pinned else F.lit("")
         return F.raise_error(F.concat(F.lit("<<udflow:"), encoded, F.lit(":udflow>>"), pinned))
 
     def _guarded(self, guards: list, value: Column) -> Column:
