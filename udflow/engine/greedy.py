@@ -46,27 +46,29 @@ class Descent:
         self.considered = 0  # neighbours costed
 
     def run(self, root: Node) -> list[Candidate]:
-        """The plans that improved on the best so far in each walk: the plan as written first.
+        """Every plan the walks passed through, the plan as written first.
 
         Two walks: one by (estimated cost, rows produced) from the plan as written; one by
         (rows produced, cost) - the classic heuristic of small intermediate results, which
         pushes filters down and joins the selective dimensions first - followed by a walk by
-        cost from where it ended. The cheapest plan of either is the answer."""
+        cost from where its best plan. The cheapest plan of either is the answer (`rank`
+        breaks ties of cost by rewrites, so the plans passed through are all kept: a tie
+        with the plan as written is a tie, not a move)."""
         start = Candidate(root, ())
-        by_cost = self._walk(start, self._score)
-        by_rows = self._walk(start, lambda t: self._score(t)[::-1])
-        return by_cost + by_rows[1:] + self._walk(by_rows[-1], self._score)[1:]
+        _, by_cost = self._walk(start, self._score)
+        best_by_rows, by_rows = self._walk(start, lambda t: self._score(t)[::-1])
+        return by_cost + by_rows[1:] + self._walk(best_by_rows, self._score)[1][1:]
 
-    def _walk(self, start: Candidate, score: Callable[[Node], tuple]) -> list[Candidate]:
+    def _walk(self, start: Candidate, score: Callable[[Node], tuple]) -> tuple[Candidate, list[Candidate]]:
         """Steepest descent on `score`, continued past a local minimum as a tabu search: the walk
         moves to the best neighbour it has not visited, even a worse one, and stops after
         `patience` moves without a new best. Rows produced (the sum over the plan's
         operators) break ties of cost: a filter moved below a broadcast join costs the same
         there (the streamed side's rows are free), but it is the step towards a place where
-        fewer rows do pay."""
+        fewer rows do pay. The best plan of the walk, and every plan visited."""
         current = start
-        improved = [current]
-        best = score(start.node)
+        walked = [current]
+        best_plan, best = current, score(start.node)
         visited = {self._interner.id_of(start.node)}
         stalled = 0
         while stalled <= self.patience:
@@ -79,12 +81,12 @@ class Descent:
             value, tree, exchange = move
             visited.add(self._interner.id_of(tree))
             current = Candidate(tree, current.chain + (exchange,))
+            walked.append(current)
             if value < best:
-                best, stalled = value, 0
-                improved.append(current)
+                best, best_plan, stalled = value, current, 0
             else:
                 stalled += 1
-        return improved
+        return best_plan, walked
 
     def _score(self, tree: Node) -> tuple[float, float]:
         """(cost, rows produced), the cost rounded so that rounding differences tie."""
