@@ -44,6 +44,7 @@ class Descent:
         self.complete = True  # False when the budget stopped the descent
         self.patience = patience
         self.considered = 0  # neighbours costed
+        self._produced_by: dict[int, float] = {}
 
     def run(self, root: Node) -> list[Candidate]:
         """Every plan the walks passed through, the plan as written first.
@@ -90,7 +91,19 @@ class Descent:
 
     def _score(self, tree: Node) -> tuple[float, float]:
         """(cost, rows produced), the cost rounded so that rounding differences tie."""
-        return (float(f"{self._cost(tree):.9g}"), sum(self._rows(n) for n in tree.walk() if n.inputs))
+        return (float(f"{self._cost(tree):.9g}"), self._produced(tree))
+
+    def _produced(self, tree: Node) -> float:
+        """Rows produced by the plan's operators (not its sources), memoized per interned
+        subtree: a neighbour shares all but the path above its exchange with known plans."""
+        key = self._interner.id_of(tree)
+        found = self._produced_by.get(key)
+        if found is None:
+            found = 0.0
+            if tree.inputs:
+                found = self._rows(tree) + sum(self._produced(c) for c in tree.inputs)
+            self._produced_by[key] = found
+        return found
 
     def _best_move(self, plan: Node, visited: set, score: Callable[[Node], tuple]) -> Optional[tuple]:
         """The best neighbour of `plan` not visited yet: (score, tree, exchange)."""
