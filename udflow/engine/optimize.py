@@ -242,7 +242,7 @@ def _full(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel,
 
 
 def _greedy(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock) -> Found:
-    descent = Descent(asked, interner, model.cost, lambda n: model.estimate(n).rows, clock)
+    descent = Descent(asked, interner, model.cost, lambda n: model.estimate(n).rows, clock, interface=model.interface)
     visited = descent.run(root)
     return Found(visited, descent.considered, None, descent.complete)
 
