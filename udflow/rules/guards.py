@@ -63,6 +63,8 @@ def same_fields(book, rule: str, move, after: Node) -> list[Reason]:
 
 
 def state_barrier(book, rule: str, move) -> list[Reason]:
+    if not book.state_readers:
+        return []  # no function reads state: no pair to keep in order (most flows)
     pairs = [(move.upper.label, move.lower.label)]
     for subtree, op_label in zip(move.stays, move.stays_for):
         pairs += [(op_label, n.label) for n in subtree.walk() if not isinstance(n, Source)]

@@ -215,6 +215,13 @@ class RuleBook:
     def op(self, label: str) -> Optional[OpFacts]:
         return self.facts.ops.get(label)
 
+    @functools.cached_property
+    def state_readers(self) -> frozenset[str]:
+        """The operators whose function reads a mutable global or closure value (the
+        state barrier's readers; `guards.state_barrier`)."""
+        return frozenset(label for label, o in self.facts.ops.items()
+                         if o.props is not None and o.props.state_reads)
+
     def permitted(self, rule: str, upper: str, lower: str) -> bool:
         return (upper, lower) in self.derived.get(rule, ())
 
