@@ -4,8 +4,9 @@
          ──▶ function profiles (each function run on a sample of its real input)
          ──▶ RuleBook(flow) : exchanges(subtree) with certificates
          ──▶ Search, chosen by the size of the plan space (mode="auto"):
-               greedy   the join graph's estimate exceeds GROUP_LIMIT groups: steepest
-                        descent by single exchanges from the plan as written
+               greedy   the join graph's estimate exceeds GROUP_LIMIT groups or WORK_LIMIT
+                        join pairs x placements: steepest descent by single exchanges
+                        from the plan as written
                pruned   the group search's memo holds more than FULL_LIMIT plans: the
                         cheapest plan per interface per group (exact for the cost model)
                full     otherwise: every plan costed and counted, the best KEEP kept
@@ -31,7 +32,7 @@ from udflow.engine.memo import ExchangeMemo, Interner
 from udflow.engine.optimized import Alternative, Alternatives, Optimized
 from udflow.engine.groups import GroupSearch
 from udflow.engine.search import Candidate, CertificateChain, Search
-from udflow.engine.size import estimated_groups
+from udflow.engine.size import estimated_groups, estimated_work
 from udflow.engine.space import PlanSpace
 from udflow.engine.ties import RESOLUTION, threshold
 from udflow.engine.statistics import (
@@ -46,6 +47,7 @@ from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
 FULL_LIMIT = 1_000  # plans: enumerated one by one, all kept, up to this many (Q7 has 242)
 GROUP_LIMIT = 600  # estimated groups: the group search beyond is slower than a user waits
+WORK_LIMIT = 1_000  # estimated join pairs x placements: ~0.5-1.2 ms of CPU each in the group search
 KEEP = 1_000  # plans kept by full enumeration besides the plan as written
 MODES = ("auto", "full", "pruned", "greedy", "exact")
 PROPERTIES = ("analysis", "manual")
@@ -72,6 +74,7 @@ def optimize(
     profiles: Optional[dict] = None,
     full_limit: int = FULL_LIMIT,
     group_limit: int = GROUP_LIMIT,
+    work_limit: int = WORK_LIMIT,
     keep: int = KEEP,
     budget_s: Optional[float] = None,
     progress: Optional[Callable[[Progress], None]] = None,
@@ -82,7 +85,8 @@ def optimize(
 
     `properties`: "analysis" (static analysis of the functions) or "manual"
     (`@uf.annotate`). `mode`: "auto" decides by the size of the plan space: "greedy"
-    when the join graph's estimate exceeds `group_limit` groups, else the group search,
+    when the join graph's estimate exceeds `group_limit` groups or `work_limit` join pairs
+    times placements of the movable operators (`engine/size.py`), else the group search,
     enumerating fully when its memo holds at most `full_limit` plans and pruning beyond;
     "full", "pruned" or "greedy" force one; "exact" is Algorithm 1 on concrete trees,
     asking the RuleBook about every tree (the reference the group search is tested
@@ -120,7 +124,8 @@ def optimize(
             started = time.perf_counter()
             asked = ExchangeMemo(book.exchanges, interner)
             mode, reason, found = _search(root, asked, interner, model, mode, clock, full_limit=full_limit,
-                                          group_limit=group_limit, keep=keep, resolution=resolution)
+                                          group_limit=group_limit, work_limit=work_limit, keep=keep,
+                                          resolution=resolution)
         timings["search"] = time.perf_counter() - started
         timings["rulebook"] = asked.seconds  # the part of "search" spent inside RuleBook.exchanges
 
@@ -183,7 +188,7 @@ def _collector_paused():
 
 
 def _search(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, mode: str,
-            clock: Clock, *, full_limit: int, group_limit: int, keep: int,
+            clock: Clock, *, full_limit: int, group_limit: int, work_limit: int, keep: int,
             resolution: float) -> tuple[str, str, Found]:
     """The mode that ran, why, and what it found."""
     if mode == "exact":
@@ -200,6 +205,12 @@ def _search(root: Node, asked: ExchangeMemo, interner: Interner, model: CostMode
     if estimate > group_limit:
         why = (f"auto: the join graph gives ~{estimate:,} memo groups, more than the group search's "
                f"limit of {group_limit:,}: greedy descent by single exchanges (a heuristic)")
+        return "greedy", why, _greedy(root, asked, interner, model, clock)
+    work = estimated_work(root, cap=100 * work_limit)
+    if work > work_limit:
+        why = (f"auto: the join graph gives ~{work:,} join pairs x placements of the movable operators, "
+               f"more than the group search's limit of {work_limit:,}: greedy descent by single "
+               f"exchanges (a heuristic)")
         return "greedy", why, _greedy(root, asked, interner, model, clock)
     groups, top = _explored(root, asked, interner, clock, pruned=True)
     plans = groups.count(top)
