@@ -80,3 +80,21 @@ def test_the_lowering_does_what_explain_says(spark, fn, kind, how, why):
     lowering = Lowering(spark)
     lowering.typed(flow.root)
     assert (flow.root.label in lowering.native_labels) == (how == "native")
+
+
+PYTHON_NODES = ("MapInArrow", "ArrowEvalPython", "FlatMapGroupsInArrow", "FlatMapCoGroupsInArrow",
+                "BatchEvalPython", "PythonMapInArrow", "MapInPandas")
+
+
+@pytest.mark.parametrize("query", ["tpch_q7", "tpch_q15"])
+def test_q7_and_q15_as_written_run_without_a_python_node(spark, tpch_dir, query):
+    import importlib
+
+    module = importlib.import_module(f"examples.{query}")
+    flow = module.build_flow(tpch_dir)
+    df = flow.to_spark(spark)
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert not [name for name in PYTHON_NODES if name in plan]
+    scan = next(line for line in plan.splitlines() if "FileScan parquet" in line and "l_shipdate" in line)
+    pushed = scan[scan.index("PushedFilters"):]
+    assert "l_shipdate" in pushed.split("]")[0]  # the date filter reaches the parquet scan
