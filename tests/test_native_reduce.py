@@ -305,3 +305,30 @@ def test_a_struct_scalar_udf_value_that_does_not_fit_its_sampled_type_raises(spa
     flow = uf.source("t", dataframe=_frame(spark, rows).coalesce(1)).map(label)
     with pytest.raises(UdfRuntimeError, match="tag"):
         flow.collect()
+
+
+# -- ANSI mode: the session's setting never decides an outcome, and is left as it was -----
+
+def ratio(r):
+    return {**r, "q": r["i"] // (r["k"] - 2), "m": r["i"] % -3}
+
+
+def grows(r):
+    return {**r, "big": r["i"] * 4611686018427387904}  # 2**62: overflows 64 bits for |i| > 1
+
+
+@pytest.mark.parametrize("fn", [ratio, grows, revenue], ids=lambda f: f.__name__)
+def test_ansi_mode_does_not_change_what_a_native_operator_returns_or_raises(spark, fn):
+    rows = _groups()
+    rows[5] = {**rows[5], "i": None}
+    source = uf.source("t", dataframe=_frame(spark, rows))
+    flow = source.reduce(["k"], fn) if fn in (int_total, revenue) else source.map(fn)
+    python = _run(flow, False)
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    try:
+        for ansi in ("true", "false"):
+            spark.conf.set("spark.sql.ansi.enabled", ansi)
+            assert _run(flow, True) == python, ansi
+            assert spark.conf.get("spark.sql.ansi.enabled") == ansi  # udflow left it as it was
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)

@@ -72,9 +72,9 @@ def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writ
     """The written fields' types from the function's output on the input's first rows."""
     from udflow.spark_backend.udf import translated
 
-    with translated():
+    with translated():  # the function fails on a sampled row: the run fails there too
         rows = df.select(*[_col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
-    sample = [{n: r[n] for n in r if n in writes} for row in rows for r in udf.on_row(row, row)]
+        sample = [{n: r[n] for n in r if n in writes} for row in rows for r in udf.on_row(row, row)]
     order = {n: None for r in sample for n in r}
     sample = [{n: r.get(n) for n in order} for r in sample]
     schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=False,
