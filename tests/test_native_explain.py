@@ -98,3 +98,13 @@ def test_q7_and_q15_as_written_run_without_a_python_node(spark, tpch_dir, query)
     scan = next(line for line in plan.splitlines() if "FileScan parquet" in line and "l_shipdate" in line)
     pushed = scan[scan.index("PushedFilters"):]
     assert "l_shipdate" in pushed.split("]")[0]  # the date filter reaches the parquet scan
+
+
+def test_explain_shows_each_model(tpch_dir):
+    from examples import tpch_q7
+
+    explained = uf.optimize(tpch_q7.build_flow(tpch_dir)).explain()
+    models = explained.split("What the modelled functions compute:")[1]
+    assert "Reduce[supp_nation,cust_nation,l_year](revenue):" in models
+    assert "sum([r['volume'] for r in rows])" in models
+    assert "datetime.date(1995, 1, 1) <= r['l_shipdate']" in models

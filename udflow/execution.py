@@ -35,6 +35,23 @@ def execution_lines(root: Node) -> list[str]:
     return [f"{n.label:<{width}}  {how_it_runs(n)}" for n in nodes]
 
 
+def model_lines(root: Node) -> list[str]:
+    """Each modelled function's model (what it computes, `docs/native.md`), indented under its
+    operator's label."""
+    out = []
+    for node in root.walk():
+        if getattr(node, "fn", None) is None:
+            continue
+        try:
+            model = properties_of(node).model
+        except Exception:  # noqa: BLE001 - not analysed: no model to show
+            continue
+        if model is not None:
+            out.append(f"{node.label}:")
+            out += [f"  {line}" for line in str(model).splitlines()]
+    return out
+
+
 def how_it_runs(node: Node) -> str:
     if isinstance(node, Source):
         return "native scan"

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 import networkx as nx
 
 from udflow.engine.cost import CostModel, Estimate
-from udflow.execution import execution_lines
+from udflow.execution import execution_lines, model_lines
 from udflow.flow import Flow, properties_of
 from udflow.plan import Cross, Match, Node, draw
 
@@ -185,6 +185,9 @@ class Optimized:
         lines.append(self._cost_breakdown(original, chosen))
         lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
         lines += [f"  {line}" for line in execution_lines(chosen.node)]
+        models = model_lines(chosen.node)
+        if models:
+            lines += ["", "What the modelled functions compute:"] + [f"  {line}" for line in models]
         return "\n".join(lines)
 
     def _gain(self) -> str:
