@@ -10,7 +10,9 @@
         yield {**rows[0], "total": total}         .withColumn(total, agg0)
 
 The fields of `rows[0]` come from one struct, so they all come from one and the
-same record, as in Python (one `first()` per column could mix records).
+same record, as in Python (one `first()` per column could mix records); a key
+field (not a float) is the group's key column itself, and a Reduce reading
+only key fields of `rows[0]` needs no struct, which Spark cannot hash-aggregate.
 
 Each aggregate with Python's semantics, or `NotNative`:
 
@@ -45,7 +47,15 @@ from pyspark.sql import functions as F
 
 from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel, fields_read
 from udflow.expr import Agg, Expr, Field, First, transform
-from udflow.spark_backend.native import INT_MAX, INT_MIN, DECIMAL_DIGITS, NativeLowering, NotNative, Typed
+from udflow.spark_backend.native import (
+    DECIMAL_DIGITS,
+    INT_MAX,
+    INT_MIN,
+    NativeLowering,
+    NotNative,
+    Typed,
+    family_of,
+)
 from udflow.spark_backend.native_ops import run_map
 
 FIRST = "__udflow_first"
@@ -70,11 +80,14 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
     firsts = list(df.columns) if copies else sorted(_first_names(model))
     columns = [c for a in lowered for c in a.columns]
-    if firsts:
-        columns.append(F.first(F.struct(*[_col(n) for n in firsts])).alias(FIRST))
+    from_key = _exact_key_fields(df, key)  # rows[0][k] is the group's own key value
+    from_struct = [n for n in firsts if n not in from_key]
+    if from_struct:
+        columns.append(F.first(F.struct(*[_col(n) for n in from_struct])).alias(FIRST))
     grouped = df.groupBy(*[_col(k) for k in key]).agg(*columns) if columns else df.groupBy(*[_col(k) for k in key]).count()
     helper = [c for c in grouped.columns if c.startswith("__udflow_agg")]
-    one_row = grouped.select(*[F.col(f"{FIRST}.`{n}`").alias(n) for n in firsts], *[_col(c) for c in helper])
+    one_row = grouped.select(*[_col(n) if n in from_key else F.col(f"{FIRST}.`{n}`").alias(n) for n in firsts],
+                             *[_col(c) for c in helper])
     checks = {a.alias: [(F.col(cond), message) for cond, message in a.checks] for a in lowered}
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
@@ -83,6 +96,14 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     names = {agg: a.alias for agg, a in zip(aggs, lowered)}
     out = run_map(one_row, _over_one_row(model, names), groups)
     return out.drop(*helper) if copies else out
+
+
+def _exact_key_fields(df: DataFrame, key: tuple) -> frozenset:
+    """Key fields whose every record in a group holds the group's key value exactly: not floats
+    (Spark groups 0.0 with -0.0 and every NaN together). These need no `first(struct(...))`,
+    which Spark cannot hash-aggregate."""
+    types = {f.name: f.dataType for f in df.schema.fields}
+    return frozenset(k for k in key if family_of(types[k]) in ("int", "str", "date", "decimal", "bool"))
 
 
 def _over_one_row(model: ReduceModel, names: dict) -> RecordModel:
