@@ -158,7 +158,7 @@ def native_error(table, column, row_id) -> str:
     return ""
 
 
-@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
+@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
           phases=(Phase.explicit, Phase.generate))  # a batch shrinks too slowly to be worth it
 @given(batch=st.lists(st.one_of(terms, typed_terms), min_size=120, max_size=120))
 def test_native_terms_agree_with_python(table, batch):
