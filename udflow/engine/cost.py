@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from udflow.engine.keysample import kept_share, scaled_distinct
 from udflow.engine.memo import Interner
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
 from udflow.flow import output_fields
@@ -97,6 +98,7 @@ class CostModel:
         self.interner = interner or Interner()
         self._memo: dict[int, Estimate] = {}
         self._distinct: dict[tuple[int, str], Optional[float]] = {}
+        self._domains: dict[tuple[int, str], Optional[float]] = {}
         self._fields: dict[int, Optional[frozenset]] = {}
         self._label_sets: dict[int, frozenset] = {}
         self._canonical_labels: dict[frozenset, frozenset] = {}  # keeps each set alive: its id is a key
@@ -245,10 +247,37 @@ class CostModel:
         return max(1.0, child.rows)
 
     def _match(self, node: Match, left: Estimate, right: Estimate) -> Estimate:
-        d_left = self._distinct_of_fields(node.left, node.left_key) or left.rows
-        d_right = self._distinct_of_fields(node.right, node.right_key) or right.rows
-        pairs = left.rows * right.rows / max(d_left, d_right, 1.0)
+        pairs = left.rows * right.rows * self._join_selectivity(node, left, right)
         return self._join(node, left, right, pairs, (node.left_key, node.right_key))
+
+    def _join_selectivity(self, node: Match, left: Estimate, right: Estimate) -> float:
+        """The fraction of (left, right) pairs whose keys are equal.
+
+        When both keys come from sources: 1 / max(D(left key), D(right key)) over the
+        sources' distinct counts, the textbook estimate, which assumes the smaller domain
+        inside the larger. When a key is created by an operator (a Map that tokenizes into
+        `word`), the sample's overlap of the two keys' values if the sample saw every
+        partner of its records (`keysample`); else the same formula, with the created
+        field's distinct count scaled up from the sample. Each is a property of the Match,
+        not of what lies below it, so any order of the same joins and filters gets the same
+        count. (The sampled overlap is not used for keys from sources: it is measured where
+        the Match is written, and a filter below it there, correlated with the key, would
+        carry over to every other place: clickstream's sessions with a purchase are mostly
+        logged in, all sessions are not.) Only a key whose distinct counts are unknown
+        falls back on the inputs' distinct counts or rows."""
+        d_left = self._domain_of_fields(node.left, node.left_key, sources_only=True)
+        d_right = self._domain_of_fields(node.right, node.right_key, sources_only=True)
+        if d_left is not None and d_right is not None:
+            return 1.0 / max(d_left, d_right, 1.0)
+        sampled = self._profile(node).join_selectivity if node.label in self.profiles else None
+        if sampled is not None:
+            return sampled
+        d_left = self._domain_of_fields(node.left, node.left_key)
+        d_right = self._domain_of_fields(node.right, node.right_key)
+        if d_left is None or d_right is None:
+            d_left = d_left or self._distinct_of_fields(node.left, node.left_key) or left.rows
+            d_right = d_right or self._distinct_of_fields(node.right, node.right_key) or right.rows
+        return 1.0 / max(d_left, d_right, 1.0)
 
     def _cross(self, node: Cross, left: Estimate, right: Estimate) -> Estimate:
         return self._join(node, left, right, left.rows * right.rows, None)
@@ -386,28 +415,96 @@ class CostModel:
         return min(total, self.estimate(node).rows)
 
     def _distinct_field(self, node: Node, field: str) -> Optional[float]:
+        """Distinct values of `field` in `node`'s output: a source's count; a created field's
+        sampled count scaled to the creator's rows; through a unary operator, its input's
+        times the share the sample kept (`retention`); through a Match on the field, the
+        smaller of the two keys' counts; at most the rows of `node`."""
         key = (self.interner.id_of(node), field)
         if key in self._distinct:
             return self._distinct[key]
-        found: Optional[float] = None
-        if isinstance(node, Source):
-            stats = self.sources[node.label]
-            if field in node.fields:
-                d = stats.distinct_of(field)
-                if d is None and node.key == (field,):
-                    d = stats.rows
-                found = float(d) if d is not None else None
-        else:
-            for child in node.inputs:
-                carried = self._output_fields(child)
-                if carried is None or field in carried:
-                    found = self._distinct_field(child, field)
-                    if found is not None:
-                        break
-            if found is not None:
-                found = min(found, self.estimate(node).rows)
+        found = self._source_distinct(node, field) if isinstance(node, Source) else self._created(node, field)
+        if found is None and not isinstance(node, Source):
+            found = self._carried_distinct(node, field)
+        if found is not None:
+            found = min(found, self.estimate(node).rows)
         self._distinct[key] = found
         return found
+
+    def _carried_distinct(self, node: Node, field: str) -> Optional[float]:
+        child = self._carrier(node, field)
+        if child is None:
+            return None
+        found = self._distinct_field(child, field)
+        if found is None:
+            return None
+        if isinstance(node, Match) and field in node.left_key + node.right_key:
+            pairs = dict(zip(node.left_key, node.right_key)) | dict(zip(node.right_key, node.left_key))
+            other = self._distinct_field(node.inputs[1 - node.inputs.index(child)], pairs[field])
+            return min(found, other) if other is not None else found
+        correlation = dict(self._profile(node).retention).get(field) if node.label in self.profiles else None
+        if node.arity == 1 and correlation is not None:
+            rows_in, rows_out = self.estimate(child).rows, self.estimate(node).rows
+            if rows_in > 0 and found > 0:
+                return found * kept_share(correlation, rows_out / rows_in, rows_in / found)
+        return found
+
+    def _domain_of_fields(self, node: Node, fields, sources_only: bool = False) -> Optional[float]:
+        total = 1.0
+        for f in fields:
+            d = self._domain(node, f)
+            if sources_only and self._created_anywhere(node, f):
+                return None
+            if d is None:
+                return None
+            total *= d
+        return total
+
+    def _domain(self, node: Node, field: str) -> Optional[float]:
+        """Distinct values of `field` where they come from: its source, or the operator that
+        creates it (the sample's count scaled to that operator's rows); None if unknown."""
+        key = (self.interner.id_of(node), field)
+        if key in self._domains:
+            return self._domains[key]
+        if isinstance(node, Source):
+            found = self._source_distinct(node, field)
+        else:
+            found = self._created(node, field)
+            if found is None:
+                child = self._carrier(node, field)
+                found = self._domain(child, field) if child is not None else None
+        self._domains[key] = found
+        return found
+
+    def _created_anywhere(self, node: Node, field: str) -> bool:
+        """Whether an operator of `node`'s subtree creates `field` (it has no source domain)."""
+        return any(n.label in self.profiles and any(c[0] == field for c in self._profile(n).created)
+                   for n in node.walk())
+
+    def _source_distinct(self, node: Source, field: str) -> Optional[float]:
+        if field not in node.fields:
+            return None
+        stats = self.sources[node.label]
+        d = stats.distinct_of(field)
+        if d is None and node.key == (field,):
+            d = stats.rows
+        return float(d) if d is not None else None
+
+    def _created(self, node: Node, field: str) -> Optional[float]:
+        """A field `node` creates: its sampled distinct count, scaled to `node`'s rows."""
+        if node.label not in self.profiles:
+            return None
+        for name, distinct, half, sampled in self._profile(node).created:
+            if name == field:
+                return scaled_distinct(distinct, half, sampled, self.estimate(node).rows)
+        return None
+
+    def _carrier(self, node: Node, field: str) -> Optional[Node]:
+        """The input of `node` whose output has `field` (the first, if fields are unknown)."""
+        for child in node.inputs:
+            carried = self._output_fields(child)
+            if carried is None or field in carried:
+                return child
+        return None
 
 
 def _significant(x: Optional[float]) -> Optional[float]:
