@@ -359,7 +359,7 @@ def _profile_sample(root: Node, sample_size: int) -> tuple[dict[str, FunctionPro
     from udflow import reference
 
     plan, counters, complete = sample_plan(root, sample_size)
-    sizes = _run_every_subtree(plan, reference.run)
+    sizes = run_every_subtree(plan, reference.run)
     keys = key_fields_of(root)
     profiles: dict[str, FunctionProfile] = {}
     starved = False
@@ -373,7 +373,7 @@ def _profile_sample(root: Node, sample_size: int) -> tuple[dict[str, FunctionPro
     return profiles, starved
 
 
-def _run_every_subtree(plan: Node, run) -> dict[str, tuple[int, float, list]]:
+def run_every_subtree(plan: Node, run) -> dict[str, tuple[int, float, list]]:
     """Per label: records out, mean bytes per record out, and the records (a small sample).
 
     Bottom-up, each operator runs once, over its inputs' outputs held as in-memory
