@@ -224,6 +224,7 @@ class FunctionProfile:
     width_delta: Optional[float] = None
     groups_per_row: Optional[float] = None
     sample_groups: Optional[int] = None
+    half_groups: Optional[int] = None  # a Reduce: groups among the first half of its sampled input
     source: str = "sample"
     fields_read: Optional[int] = None
     forwards_records: bool = False  # a projected Map that writes nothing: rows kept as they are
@@ -416,11 +417,13 @@ def _profile(node: Node, counter: Optional[_Counter], sizes: dict, keyed: dict) 
         selectivity, cost, origin = DEFAULT_SELECTIVITY.get(kind, 1.0), DEFAULT_COST, "default"
     if hinted.selectivity is not None or hinted.cost is not None:
         origin = "hint"
-    groups_per_row = sample_groups = None
+    groups_per_row = sample_groups = half_groups = None
     if isinstance(node, Reduce):
         input_rows = sizes[node.input.label][2]
         sample_groups = len({tuple(_hashable(r.get(k)) for k in node.key) for r in input_rows})
         groups_per_row = sample_groups / len(input_rows) if input_rows else None
+        half = input_rows[: len(input_rows) // 2]
+        half_groups = len({tuple(_hashable(r.get(k)) for k in node.key) for r in half})
     return FunctionProfile(
         label=node.label,
         calls=calls,
@@ -430,6 +433,7 @@ def _profile(node: Node, counter: Optional[_Counter], sizes: dict, keyed: dict) 
         width_delta=(width_out - width_in) if width_in and rows_out and node.arity == 1 else None,
         groups_per_row=groups_per_row,
         sample_groups=sample_groups,
+        half_groups=half_groups,
         source=origin,
         **keyed,
         **_projection(node),
