@@ -5,10 +5,15 @@ Cardinalities, bottom-up (section 7.1's hints, measured rather than given):
     Source            rows and bytes per record from its statistics
     Map               rows(in) * emitted per call                      (sampled or hinted)
     Reduce            groups(in, key) * emitted per group; groups = the product of the
-                      key fields' distinct counts, capped by rows(in)
-    Match             rows(L) * rows(R) / max(d(L.key), d(R.key)) * emitted per pair;
-                      a primary key has d = rows of its source, so a foreign-key join
-                      to a (filtered) primary-key side keeps rows(L) * rows(R)/rows(R.source)
+                      key fields' distinct counts in its input, at most what the sample's
+                      groups extrapolate to, at most rows(in)
+    Match             rows(L) * rows(R) * s(Match) * emitted per pair, where s is the
+                      Match's own: 1 / max(D(L.key), D(R.key)) over the distinct counts
+                      where the key values come from (sources; a primary key has D = rows,
+                      so a foreign-key join to a filtered primary-key side keeps
+                      rows(L) * rows(R) / rows(R.source)), or, for a key a Map creates,
+                      the value overlap the sample measured (`keysample`). Any order of
+                      the same joins and filters gives the same count.
     Cross             rows(L) * rows(R) * emitted per pair
     CoGroup           d(L.key) + d(R.key) groups * emitted per group
 
@@ -131,8 +136,8 @@ class CostModel:
         that are not inside `node`). Two plans of one group with equal interfaces cost the
         same above them up to their own costs, so the cheaper one can stand for both: the
         principle of optimality, exact for this model. Equivalent plans do differ here: a
-        filter below a join caps the join key's distinct count, above it does not, and the
-        join size estimate reads that count. Figures are compared to 9 significant digits
+        filter or a Reduce below changes the distinct counts of key fields that a Reduce or
+        a CoGroup above reads, and a Map's place changes widths and fields. Figures are compared to 9 significant digits
         (the same estimate reached by products in another order differs in the last bits).
         """
         est = self.estimate(node)
