@@ -27,6 +27,7 @@ hashable, walkable (`children`, `walk`), rebuilt never mutated.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 import operator
@@ -257,6 +258,99 @@ class Call(Expr):
         return f"{self.name}({', '.join(str(a) for a in self.args)})"
 
 
+# -- terms over a group (a Reduce's model) ------------------------------------
+#
+# A Reduce sees its group as a list `rows`. Its model's terms are *group level*:
+# they read the group only through `Agg` (an aggregate over its records) and
+# `First` (a field of the one record `rows[0]` it takes). Inside an `Agg`,
+# `Field` means the field of each record in turn.
+
+AGGREGATES = {"sum": sum, "count": len, "min": min, "max": max}
+
+
+@dataclass(frozen=True)
+class GroupRows(Expr):
+    """`[elem for r in rows if where]`, the group's records (`elem` None: the records
+    themselves) or a value per record. Only an argument of an `Agg`, never a value."""
+
+    elem: Any = None  # Expr | None
+    where: Any = None  # Expr | None: Python's truthiness decides
+
+    def __str__(self) -> str:
+        cond = f" if {self.where}" if self.where is not None else ""
+        return f"[{self.elem if self.elem is not None else 'r'} for r in rows{cond}]"
+
+
+@dataclass(frozen=True)
+class Agg(Expr):
+    """`fn(elem for r in rows if where)`, fn in AGGREGATES ("count" is `len(...)`), as Python
+    computes it: `sum` starts from int 0 and raises TypeError on None; `min`/`max` raise
+    TypeError comparing None with a value and ValueError on no values (a group is never
+    empty, a `where` may leave none); `count` never raises."""
+
+    fn: str
+    rows: GroupRows
+
+    def __str__(self) -> str:
+        name = "len" if self.fn == "count" else self.fn
+        return f"{name}({self.rows})"
+
+
+@dataclass(frozen=True)
+class First(Expr):
+    """`rows[0][name]`: the field of the first record of the group (every `First` of one model
+    reads the same record). None as the record holds it."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"rows[0][{self.name!r}]"
+
+
+def evaluate_group(term: Expr, rows: list) -> Any:
+    """A group-level term's value over the group `rows` (a list of records)."""
+    if isinstance(term, Agg):
+        return AGGREGATES[term.fn](list(_group_values(term.rows, rows)))
+    if isinstance(term, First):
+        return rows[0][term.name]
+    return evaluate(_folded(term, rows), {})
+
+
+def _group_values(group: GroupRows, rows: list):
+    for r in rows:
+        if group.where is None or evaluate(group.where, r):
+            yield r if group.elem is None else evaluate(group.elem, r)
+
+
+def _folded(term: Expr, rows: list) -> Expr:
+    """The term with its group-level leaves replaced by their values."""
+    return transform(term, lambda t: _Value(evaluate_group(t, rows)) if isinstance(t, (Agg, First)) else t)
+
+
+def transform(term: Expr, rewrite) -> Expr:
+    """A new term: `rewrite` applied to every subterm, top down; where it returns a different
+    term, that term is kept as it is (its parts are not visited)."""
+    new = rewrite(term)
+    if new is not term:
+        return new
+    changes = {}
+    for name, value in term.__dict__.items():
+        if isinstance(value, Expr):
+            changes[name] = transform(value, rewrite)
+        elif isinstance(value, tuple) and any(isinstance(v, Expr) for v in value):
+            changes[name] = tuple(transform(v, rewrite) if isinstance(v, Expr) else v for v in value)
+    if all(changes[n] is getattr(term, n) for n in changes):
+        return term
+    return dataclasses.replace(term, **changes)
+
+
+@dataclass(frozen=True)
+class _Value(Expr):
+    """Any Python value standing for an evaluated group-level leaf (a list for `len(rows)`)."""
+
+    value: Any
+
+
 def evaluate(term: Expr, record: Mapping[str, Any]) -> Any:
     """The term's value on `record`, computed by exactly the Python operations it stands for."""
     ev = _EVALUATORS[type(term)]
@@ -304,6 +398,7 @@ _EVALUATORS = {
     Contains: lambda t, r: evaluate(t.needle, r) in _str(evaluate(t.haystack, r)),
     Slice: _slice,
     Call: lambda t, r: FUNCTIONS[t.name](*(evaluate(a, r) for a in t.args)),
+    _Value: lambda t, r: t.value,
 }
 
 

@@ -39,6 +39,7 @@ from udflow.analysis.values import (
     deps_of,
     val,
 )
+from udflow.expr import GroupRows
 from udflow.field_types import python_family
 from udflow.plan import function_location
 
@@ -136,7 +137,8 @@ def _entry_frame(an: Analysis, unit: Unit, sides, kind, bound, bound_kw) -> Fram
         if kind in GROUP_KINDS:
             row = RecObj(("row", side), "row", side=side, line=node.lineno, block=body_block)
             an.heap[row.id] = row
-            frame.env[name] = val(GroupRef(side))
+            group = val(GroupRef(side))
+            frame.env[name] = group.with_term(GroupRows()) if kind == "reduce" else group
         else:
             rec = RecObj(("in", side), "input", side=side, line=node.lineno, block=body_block)
             an.heap[rec.id] = rec

@@ -17,9 +17,15 @@ of cases, tried in order as Python's branches are:
                         record it emits, NO_RECORD (a generator that yields nothing
                         there) or RAISES (a Map returning None: an error)
 
-A filter's model is its predicate. A Reduce's model is one output record per
-group whose fields are aggregates over the group (`Agg` terms) or fields of
-one and the same record of it (`First`).
+A filter's model is its predicate. A Reduce's model has the same cases, once
+per group, over *group-level* terms: aggregates over the group (`Agg`) and
+fields of one and the same record of it (`First`, `rows[0]`); `Emit.copies_input`
+copies that record:
+
+    def revenue(rows):                           ReduceModel
+        rows = list(rows)                          case True: {**rows[0],
+        total = sum(r["v"] for r in rows)            'revenue': sum([r['v'] for r in rows])}
+        yield {**rows[0], "revenue": total}
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from udflow.expr import Expr, evaluate
+from udflow.expr import Agg, Expr, Field, First, evaluate, evaluate_group
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,53 @@ class FilterModel:
         return f"keep if {self.predicate}"
 
 
+@dataclass(frozen=True)
+class ReduceModel:
+    """A Reduce's cases, tried once per group. `eager`: the aggregates Python computes for
+    every group (at the top of the function, before any branch), so a native form that
+    computes every aggregate for every group raises exactly where Python does when only
+    these may raise."""
+
+    cases: tuple
+    line: int = 0
+    eager: frozenset = frozenset()
+
+    def aggregates(self) -> tuple:
+        """Every distinct `Agg` of the cases, in order of appearance."""
+        found: dict = {}
+        for case in self.cases:
+            terms = [case.guard] + ([t for _, t in case.emit.fields] if isinstance(case.emit, Emit) else [])
+            for term in terms:
+                for t in term.walk():
+                    if isinstance(t, Agg):
+                        found.setdefault(t, None)
+        return tuple(found)
+
+    def __str__(self) -> str:
+        return "\n".join(str(c).replace("{**r", "{**rows[0]") for c in self.cases)
+
+
+def apply_group(model: ReduceModel, rows: list) -> list:
+    """The records the modelled Reduce emits for the group `rows` (raises where it raises)."""
+    for agg in model.eager:
+        evaluate_group(agg, rows)  # Python computed these first, whatever the branch
+    for case in model.cases:
+        if evaluate_group(case.guard, rows):
+            return _emitted_group(case.emit, rows)
+    return []
+
+
+def _emitted_group(emit, rows: list) -> list:
+    if emit == NO_RECORD:
+        return []
+    if emit == RAISES:
+        raise TypeError("the function returned None, expected a dict")
+    out = dict(rows[0]) if emit.copies_input else {}
+    for name, term in emit.fields:
+        out[name] = evaluate_group(term, rows)
+    return [out]
+
+
 def apply(model, record: Mapping[str, Any]) -> list:
     """The records the modelled function emits for `record` (raises where it raises)."""
     if isinstance(model, FilterModel):
@@ -98,6 +151,21 @@ def _emitted(emit, record) -> list:
     for name, term in emit.fields:
         out[name] = evaluate(term, record)
     return [out]
+
+
+def fields_read(model) -> frozenset:
+    """The input fields the model's terms read (for a Reduce: inside its aggregates and rows[0])."""
+    if isinstance(model, FilterModel):
+        terms = [model.predicate]
+    else:
+        terms = [t for c in model.cases for t in
+                 [c.guard] + ([v for _, v in c.emit.fields] if isinstance(c.emit, Emit) else [])]
+    out = set()
+    for term in terms:
+        for t in term.walk():
+            if isinstance(t, (Field, First)):
+                out.add(t.name)
+    return frozenset(out)
 
 
 def describe(model: Optional[Any]) -> str:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from udflow.analysis.model import Case, Emit, FilterModel, RecordModel
+from udflow.analysis.model import Case, Emit, FilterModel, RecordModel, ReduceModel
 from udflow.analysis.values import NO_BASE
-from udflow.expr import BoolOp, Cmp, Expr, Field, IfElse, InValues, IsNone, Lit, Not, Truth
+from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, InValues, IsNone, Lit, Not, Truth
 
-MODELLED_KINDS = ("map", "filter", "match", "cross")
-NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse)
+MODELLED_KINDS = ("map", "filter", "match", "cross", "reduce")
+NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows)
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class ModelRecorder:
         """A record emitted (`return d`, `yield d`): the input updated, or a fresh dict."""
         if self.reason is not None:
             return
-        emit = _emit_of(heap, ref, self.n_sides)
+        emit = _emit_of(heap, ref, self.n_sides, self.kind == "reduce")
         if isinstance(emit, str):
             self.block(emit, line)
             return
@@ -90,7 +90,29 @@ class ModelRecorder:
         if self.kind == "filter":
             return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line), None
         cases = tuple(Case(_conjunction(g), outcome, at) for g, outcome, _, at in self.cases)
+        if self.kind == "reduce":
+            return self._reduce_model(cases, line)
         return RecordModel(cases, line), None
+
+    def _reduce_model(self, cases: tuple, line: int):
+        for g, outcome, _, at in self.cases:
+            for term in _terms_of(g, outcome):
+                if not _group_level(term):
+                    return None, (f"uses a record of the group outside an aggregate (line {at}): "
+                                  "only sum/len/min/max over the group and rows[0] are modelled")
+        return ReduceModel(cases, line, self._eager_aggregates()), None
+
+    def _eager_aggregates(self) -> frozenset:
+        """The aggregates Python computes for every group: at statement level before any branch
+        or emit, in the first condition tested, or anywhere in an unconditional only case."""
+        first_seq = self.cases[0][2] if self.cases else self.seq + 1
+        terms = [c.term for c in self.computed if not c.guards and c.seq < first_seq]
+        if self.cases:
+            guards, outcome, _, _ = self.cases[0]
+            terms += list(guards[:1])
+            if not guards and len(self.cases) == 1:
+                terms += list(_terms_of(guards, outcome))
+        return frozenset(t for term in terms for t in term.walk() if isinstance(t, Agg))
 
     def _predicate(self) -> Expr:
         predicate: Expr = Lit(None)  # falling off the end returns None: the record is dropped
@@ -111,13 +133,16 @@ class ModelRecorder:
         return None
 
 
-def _emit_of(heap, ref, n_sides: int):
-    """The Emit for an emitted dict, or why there is none."""
+def _emit_of(heap, ref, n_sides: int, in_reduce: bool = False):
+    """The Emit for an emitted dict, or why there is none. In a Reduce the record it may
+    copy is `rows[0]`."""
     obj = heap[ref.id]
     if obj.dynamic:
         return "emits a dict with computed keys"
     if obj.deleted or obj.maybe_deleted:
         return "emits a record with fields deleted"
+    if in_reduce and obj.kind == "row" and ref.pos == "first" and not obj.fields:
+        return Emit((), True)
     if ref.pos != "each" or obj.kind == "row":
         return "emits a record of a group"
     if obj.kind == "input":
@@ -130,10 +155,12 @@ def _emit_of(heap, ref, n_sides: int):
         for group in groups:
             if len(group) != 1 or NO_BASE in group:
                 return "copies a record on some paths only"
-            (bid, _), = group
+            (bid, bpos), = group
             base = heap[bid]
-            if base.kind != "input" or base.fields or base.deleted or base.maybe_deleted:
-                return "copies a dict other than an unchanged input record"
+            wanted = ("row", "first") if in_reduce else ("input", "each")
+            if (base.kind, bpos if base.kind == "row" else "each") != wanted or base.fields or base.deleted \
+                    or base.maybe_deleted:
+                return "copies a dict other than an unchanged input record (or, in a Reduce, rows[0])"
             sides.add(base.side)
         if sides and len(sides) != n_sides:
             return "copies one input of a pair and not the other"
@@ -152,9 +179,18 @@ def _conjunction(guards) -> Expr:
     return guards[0] if len(guards) == 1 else BoolOp("and", tuple(guards))
 
 
+def _group_level(term: Expr) -> bool:
+    """Whether the term reads the group only through aggregates and rows[0]."""
+    if isinstance(term, Agg):
+        return not any(isinstance(t, Agg) for t in term.rows.walk())
+    if isinstance(term, (Field, GroupRows)):
+        return False
+    return all(_group_level(c) for c in term.children())
+
+
 def _never_raises(term: Expr) -> bool:
     return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
-               for t in term.walk())
+               or (isinstance(t, Agg) and t.fn == "count") for t in term.walk())
 
 
 def _terms_of(guards, outcome):

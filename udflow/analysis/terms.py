@@ -18,11 +18,14 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+import builtins
+
 from udflow.analysis.values import FieldOf, Val
 from udflow.expr import (
     ARITH,
     FUNCTIONS,
     LITERAL_TYPES,
+    Agg,
     Arith,
     BoolOp,
     Call,
@@ -30,6 +33,8 @@ from udflow.expr import (
     Contains,
     Expr,
     Field,
+    First,
+    GroupRows,
     IfElse,
     InValues,
     IsNone,
@@ -43,6 +48,8 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
           ast.Pow: "**"}
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 DATE_PARTS = ("year", "month", "day")
+# Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
+GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "list": None, "tuple": None}
 
 
 def term_of(frame, node, value: Val) -> Optional[Expr]:
@@ -138,14 +145,24 @@ def _subscript(frame, node, value: Val):
         return value.term
     if len(value.atoms) == 1:
         (a,) = value.atoms
-        if isinstance(a, FieldOf) and a.side in (0, 1) and a.pos == "each" and not frame.an.kind in ("reduce", "cogroup"):
-            return Field(a.name)
+        if isinstance(a, FieldOf) and a.side in (0, 1):
+            return _field_term(frame, a)
     if isinstance(node.slice, ast.Slice) and node.slice.step is None:
         base = _child(frame, node.value)
         bounds = [_int_literal(b) for b in (node.slice.lower, node.slice.upper)]
         if base is not None and all(b is not False for b in bounds):
             return Slice(base, bounds[0], bounds[1])
     return None
+
+
+def _field_term(frame, a: FieldOf) -> Optional[Expr]:
+    """A field of the input record; in a Reduce, of the record at hand in an iteration of
+    the group (valid inside an `Agg` only) or of `rows[0]`."""
+    if frame.an.kind == "cogroup":
+        return None
+    if frame.an.kind != "reduce":
+        return Field(a.name) if a.pos == "each" else None
+    return {"each": Field(a.name), "first": First(a.name)}.get(a.pos)
 
 
 def _int_literal(node):
@@ -180,13 +197,54 @@ def _call(frame, node, value):
             return Call(name, (receiver, *args))
         return None
     if isinstance(node.func, ast.Name):
-        callee = frame.lookup(node.func.id, node)
-        builtin = callee.atoms and all(getattr(a, "obj", None) is FUNCTIONS.get(node.func.id) for a in callee.atoms)
-        if node.func.id in FUNCTIONS and "." not in node.func.id and builtin and args:
+        if len(args) == 1 and isinstance(args[0], GroupRows):
+            return _group_call(frame, node, args[0])
+        if node.func.id in FUNCTIONS and "." not in node.func.id and _is_builtin(frame, node, FUNCTIONS) and args:
             if node.func.id in ("min", "max") and len(args) < 2:
                 return None  # min(iterable) is not a scalar function
             return Call(node.func.id, tuple(args))
     return None
+
+
+def _is_builtin(frame, node, table) -> bool:
+    callee = frame.lookup(node.func.id, node)
+    return bool(callee.atoms) and all(getattr(a, "obj", None) is table.get(node.func.id) for a in callee.atoms)
+
+
+def _group_call(frame, node, rows: GroupRows) -> Optional[Expr]:
+    """`sum(...)`, `len(...)`, `min(...)`, `max(...)` over the group, or `list(rows)`."""
+    name = node.func.id
+    if name not in GROUP_CALLS or not _is_builtin(frame, node, vars(builtins)):
+        return None
+    fn = GROUP_CALLS[name]
+    if fn is None:
+        return rows
+    if fn != "count" and rows.elem is None:
+        return None  # the records themselves compared or added: not a scalar aggregate
+    return Agg(fn, rows)
+
+
+def _comprehension(frame, node, value):
+    """`[elem for r in rows if c]` (or a generator) over a Reduce's group: a `GroupRows`."""
+    if len(node.generators) != 1:
+        return None
+    gen = node.generators[0]
+    rows = _child(frame, gen.iter)
+    if not isinstance(rows, GroupRows) or rows.elem is not None or not isinstance(gen.target, ast.Name):
+        return None
+    conds = [_child(frame, c) for c in gen.ifs]
+    if any(c is None for c in conds):
+        return None
+    where = [rows.where] if rows.where is not None else []
+    where += conds
+    if isinstance(node.elt, ast.Name) and node.elt.id == gen.target.id:
+        elem = None
+    else:
+        elem = _child(frame, node.elt)
+        if elem is None:
+            return None
+    cond = None if not where else where[0] if len(where) == 1 else BoolOp("and", tuple(where))
+    return GroupRows(elem, cond)
 
 
 _BUILDERS = {
@@ -200,6 +258,8 @@ _BUILDERS = {
     ast.Subscript: _subscript,
     ast.Attribute: _attribute,
     ast.Call: _call,
+    ast.ListComp: _comprehension,
+    ast.GeneratorExp: _comprehension,
 }
 
 

@@ -59,7 +59,7 @@ from udflow import sources
 from udflow.errors import UdflowError
 from udflow.fields import output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import native_ops
+from udflow.spark_backend import native_groups, native_ops
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.native import NotNative
 from udflow.spark_backend.schema import (
@@ -212,24 +212,30 @@ class Lowering:
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
 
-    def _native(self, node: Map, key: Optional[tuple]) -> Optional[Lowered]:
-        """The Map run as Spark Columns from its function's model (`native_ops`), when its
-        input is typed, it has a model and every term has an exact native form; else None."""
+    def _native(self, node: Map | Reduce, key: Optional[tuple]) -> Optional[Lowered]:
+        """The operator run as Spark Columns from its function's model (`native_ops`,
+        `native_groups`), when its input is typed, it has a model and every term has an exact
+        native form; else None (the reason kept in `python_reasons`)."""
         if not self.native:
             return None
-
         try:
             model = properties_of(node).model
         except Exception:  # noqa: BLE001 - no analysis result: Python
             return None
         if model is None:
             return None
-        inp = self.lower(node.input, key if node.is_filter else None)
+        keeps_key = isinstance(node, Map) and node.is_filter
+        inp = self.lower(node.input, key if keeps_key else None)
         if inp.pickled:
+            self.python_reasons[node.label] = "its input is pickled Python records (no columns)"
             return None
         try:
             where = f"{node.label}: {function_location(node.fn)}"
-            df = native_ops.run(inp.df, model, where, _nonnull_fields(node.input))
+            nonnull = _nonnull_fields(node.input)
+            if isinstance(node, Reduce):
+                df = native_groups.run_reduce(inp.df, node.key, model, where, nonnull)
+            else:
+                df = native_ops.run(inp.df, model, where, nonnull)
         except NotNative as why:
             self.python_reasons[node.label] = str(why)
             return None
@@ -237,6 +243,9 @@ class Lowering:
         return Lowered(df, pickled=False)
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
+        native = self._native(node, key)
+        if native is not None:
+            return native
         udf = Udf(node.label, function_location(node.fn), node.fn, "reduce")
         inp = self.lower(node.input)
         if inp.pickled:

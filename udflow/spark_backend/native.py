@@ -107,10 +107,17 @@ class NativeLowering:
     """Lowers terms over the columns of `schema`; `where` names the user's function and line
     in the messages of the errors the native form raises."""
 
-    def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset()):
+    def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
+                 shown=None):
         self.fields = {f.name: f for f in schema.fields}
         self.where = where
+        # the fields an error shows of its record: those the function reads, so that an error
+        # message does not keep Spark from pruning the other columns (default: all)
+        self.shown = [n for n in self.fields if shown is None or n in shown]
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
+        # column -> [(condition, message)]: reading the column raises where a condition holds
+        # (an aggregate's own errors, raised where the model uses it: native_groups)
+        self.checked = dict(checked or {})
         self._guards_made = 0  # raising guards built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
 
@@ -152,7 +159,7 @@ class NativeLowering:
         """A Column that raises `message`, naming the user's function and showing the operands,
         marked as the Python path marks a failing function (`udf.MarkedFailure`), so that the
         driver reports it as a `UdfRuntimeError` like any error of the function."""
-        record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.fields]))
+        record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.shown]))
         at = f" (line {self.line})" if self.line else ""
         text = F.concat(F.lit(f"{self.where} raised {message}{at}\n  record: "), record)
         if operands:
@@ -189,7 +196,9 @@ class NativeLowering:
         family = family_of(f.dataType)
         if family is None:
             raise NotNative(f"field {t.name} has type {f.dataType.simpleString()}")
-        return Typed(F.col(f"`{t.name}`"), family, f.nullable and t.name not in self.nonnull)
+        value = F.col(f"`{t.name}`")
+        checks = [(condition, self.error(message)) for condition, message in self.checked.get(t.name, ())]
+        return Typed(self._guarded(checks, value), family, f.nullable and t.name not in self.nonnull)
 
     def _Lit(self, t: Lit) -> Typed:
         v = t.value

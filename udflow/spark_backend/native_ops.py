@@ -19,7 +19,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from udflow.analysis.model import RAISES, Emit, FilterModel, RecordModel
+from udflow.analysis.model import RAISES, Emit, FilterModel, RecordModel, fields_read
 from udflow.spark_backend.native import NativeLowering, NotNative
 
 CASE = "__udflow_case"
@@ -83,7 +83,7 @@ def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: s
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> DataFrame:
     """The operator natively; NotNative when the model has no exact native form. `nonnull`:
     fields the data proves never None (`udflow.field_types`), whatever Spark's schema says."""
-    lowering = NativeLowering(df.schema, where, nonnull)
+    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model))
     if isinstance(model, FilterModel):
         return run_filter(df, model, lowering)
     if isinstance(model, RecordModel):

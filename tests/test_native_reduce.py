@@ -1,0 +1,225 @@
+"""Reduce functions as models and as native aggregations (issue 12, items 2-4).
+
+Three checks for each Reduce function below:
+
+- the model (`apply_group`) computes what the function computes on generated
+  groups full of None, zeros, big ints, NaN and empty strings, or both raise;
+- on Spark, the native aggregation returns the same bag as the function run in
+  Python (`native=False`), or both raise a `UdfRuntimeError`;
+- the functions that must stay Python do, for the stated reason.
+"""
+
+import datetime
+import math
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import udflow as uf
+from udflow.analysis import analyze
+from udflow.analysis.model import ReduceModel, apply_group
+from udflow.errors import UdfRuntimeError
+from udflow.spark_backend.lower import Lowering
+
+FIELDS = ["k", "i", "f", "d", "s", "day"]
+
+
+def mean_rating(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "mean": sum(r["f"] for r in rows) / len(rows), "n": len(rows)}
+
+
+def revenue(rows):
+    rows = list(rows)
+    first = rows[0]
+    total = sum(r["d"] * 2 for r in rows)
+    yield {**first, "total": total}
+
+
+def int_total(rows):
+    yield {"k": rows[0]["k"], "total": sum(r["i"] for r in rows)}
+
+
+def counted_where(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "big": sum(1 for r in rows if r["i"] is not None and r["i"] > 1),
+           "named": len([r for r in rows if r["s"]])}
+
+
+def extremes(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "lo": min(r["s"] for r in rows), "hi": max(r["day"] for r in rows)}
+
+
+def min_where(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "lo": min(r["i"] for r in rows if r["s"] == "a")}
+
+
+def busy_groups(rows):
+    rows = list(rows)
+    if len(rows) > 2:
+        yield {"k": rows[0]["k"], "n": len(rows), "last_day": max(r["day"] for r in rows)}
+
+
+def first_record(rows):
+    rows = list(rows)
+    yield rows[0]
+
+
+# -- functions that stay Python ---------------------------------------------------------
+
+def float_sum_where(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "t": sum(r["f"] for r in rows if r["i"] == 1)}
+
+
+def divides_on_some_paths(rows):
+    rows = list(rows)
+    if len(rows) > 1:
+        yield {"k": rows[0]["k"], "q": sum(r["i"] // 2 for r in rows)}
+
+
+def float_extreme(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "top": max(r["f"] for r in rows)}
+
+
+def loops(rows):
+    total = 0
+    for r in rows:
+        total += r["i"]
+    yield {"k": 1, "total": total}
+
+
+NATIVE = [mean_rating, revenue, int_total, counted_where, extremes, min_where, busy_groups, first_record]
+PYTHON = {
+    float_sum_where: "Python's sum is the int 0",
+    divides_on_some_paths: "on some paths only",
+    float_extreme: "max over float values",
+}
+
+
+def model_of(fn):
+    return analyze(fn, FIELDS, "reduce").model
+
+
+@pytest.mark.parametrize("fn", NATIVE + list(PYTHON), ids=lambda f: f.__name__)
+def test_every_listed_function_has_a_model(fn):
+    assert isinstance(model_of(fn), ReduceModel), analyze(fn, FIELDS, "reduce").model_reason
+
+
+def test_a_loop_over_the_group_has_no_model_and_says_where():
+    props = analyze(loops, FIELDS, "reduce")
+    assert props.model is None and "a loop (line" in props.model_reason
+
+
+# -- the model against the function -----------------------------------------------------
+
+records = st.fixed_dictionaries({
+    "k": st.just(1),
+    "i": st.one_of(st.none(), st.integers(-3, 3), st.sampled_from([2**62, -(2**63)])),
+    "f": st.sampled_from([0.0, -0.5, 2.25, float("nan"), 1e16]),
+    "d": st.sampled_from([Decimal("0.00"), Decimal("1.25"), Decimal("-0.05")]),
+    "s": st.one_of(st.none(), st.sampled_from(["", "a", "b", "\u00df"])),
+    "day": st.sampled_from([datetime.date(1995, 6, 1), datetime.date(1997, 1, 1)]),
+})
+
+
+def outcome(run):
+    try:
+        return list(run())
+    except Exception:  # noqa: BLE001 - any error: both must raise
+        return "raises"
+
+
+def same(a, b) -> bool:
+    if a == "raises" or b == "raises":
+        return a == b
+    return len(a) == len(b) and all(
+        list(x) == list(y) and all(x[n] == y[n] or _both_nan(x[n], y[n]) for n in x) for x, y in zip(a, b))
+
+
+def _both_nan(a, b) -> bool:
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+
+
+@pytest.mark.parametrize("fn", NATIVE + list(PYTHON), ids=lambda f: f.__name__)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(group=st.lists(records, min_size=1, max_size=5))
+def test_the_model_computes_what_the_function_computes(fn, group):
+    model = model_of(fn)
+    expected = outcome(lambda: fn([dict(r) for r in group]))
+    assert same(outcome(lambda: apply_group(model, [dict(r) for r in group])), expected)
+
+
+# -- native on Spark against the function in Python -------------------------------------
+
+def _frame(spark, rows):
+    schema = "k long, i long, f double, d decimal(12,2), s string, day date"
+    return spark.createDataFrame([tuple(r[n] for n in FIELDS) for r in rows], schema)
+
+
+def _groups():
+    day = datetime.date(1996, 3, 1)
+    rows = []
+    for k in range(6):
+        for j in range(k + 1):
+            rows.append({"k": k, "i": j - 1, "f": 0.25 * j, "d": Decimal(j) / 4, "s": "ab"[j % 2] * (j % 3),
+                         "day": day + datetime.timedelta(days=7 * j + k)})
+    return rows
+
+
+def _run(flow, native):
+    try:
+        return sorted((tuple(sorted(r.items())) for r in flow.collect(native=native)), key=repr)
+    except UdfRuntimeError:
+        return "raises"
+
+
+@pytest.mark.parametrize("fn", NATIVE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("data", ["clean", "with_none"])
+def test_native_reduce_returns_what_python_returns(spark, fn, data):
+    rows = _groups()
+    if data == "with_none":
+        rows[3] = {**rows[3], "i": None, "s": None}
+        rows[-1] = {**rows[-1], "i": None}
+    flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], fn)
+    lowering = Lowering(spark)
+    lowering.typed(flow.root)
+    assert lowering.native_labels == {flow.root.label}, lowering.python_reasons
+    assert _run(flow, True) == _run(flow, False)
+
+
+def test_native_errors_name_the_function_and_the_error(spark):
+    rows = _groups()
+    rows[2] = {**rows[2], "i": None}
+    flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], int_total)
+    with pytest.raises(UdfRuntimeError) as caught:
+        flow.collect()
+    assert "int_total" in str(caught.value) and "TypeError" in str(caught.value)
+
+
+def test_an_int_sum_past_64_bits_raises_instead_of_wrapping(spark):
+    rows = [{**r, "i": 2**62} for r in _groups()]
+    flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], int_total)
+    with pytest.raises(UdfRuntimeError, match="overflow"):
+        flow.collect()
+
+
+def test_min_over_no_values_raises_value_error(spark):
+    rows = [{**r, "s": "b"} for r in _groups()]
+    flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], min_where)
+    with pytest.raises(UdfRuntimeError, match="ValueError"):
+        flow.collect()
+
+
+@pytest.mark.parametrize("fn", list(PYTHON), ids=lambda f: f.__name__)
+def test_functions_without_an_exact_native_form_stay_python_and_say_why(spark, fn):
+    flow = uf.source("t", dataframe=_frame(spark, _groups())).reduce(["k"], fn)
+    lowering = Lowering(spark)
+    lowering.typed(flow.root)
+    assert flow.root.label not in lowering.native_labels
+    assert PYTHON[fn] in lowering.python_reasons[flow.root.label]
