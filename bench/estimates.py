@@ -120,9 +120,13 @@ def main(argv=None) -> int:
         errors = [q_error(e, a) for _, _, e, a in rows]
         every += errors
         worst = max(rows, key=lambda r: q_error(r[2], r[3]))
+        same = opt.chosen.node == opt.original_alternative.node
         line = (f"| {p.name} | {len(errors)} | {statistics.median(errors):.2f} | {max(errors):.2f} | "
-                f"{worst[1]} ({worst[0]}): est {worst[2]:.0f}, actual {worst[3]} | {opt.speedup:.2f}x |")
-        if spark is not None:
+                f"{worst[1]} ({worst[0]}): est {worst[2]:.0f}, actual {worst[3]} | "
+                + ("chosen = as written |" if same else f"{opt.speedup:.2f}x |"))
+        if spark is not None and same:
+            line += " (one plan) |"
+        elif spark is not None:
             written, best, measured = measured_speedup(opt, args.runs, spark)
             line += f" {measured:.2f}x ({written:.2f} s / {best:.2f} s) |"
         table.append(line)
