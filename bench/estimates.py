@@ -54,8 +54,8 @@ PIPELINES = (
     Pipeline("clickstream", "examples.clickstream", 0.05),
     Pipeline("clickstream/parse_urls", "examples.clickstream", 0.05, (("parse_urls", True),)),
     Pipeline("text_mining", "examples.text_mining", 0.5),
-    Pipeline("ratings", "examples.ratings", 0.05),
-    Pipeline("taxi", "examples.taxi", 0.05),
+    Pipeline("ratings", "examples.ratings", 0.01),
+    Pipeline("taxi", "examples.taxi", 0.01),
     Pipeline("documents", "examples.documents", 0.05),
 )
 
