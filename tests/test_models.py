@@ -100,13 +100,13 @@ def test_enough_functions_get_a_model():
     assert len(modelled) >= 15, modelled
 
 
-def test_q7_maps_are_modelled():
+def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     from examples import tpch_q7
     from udflow.flow import properties_of
 
-    flow = tpch_q7.build_flow("data/tpch-sf0.01")
-    maps = [n for n in flow.root.walk() if n.kind == "map"]
-    assert maps and all(properties_of(n).model is not None for n in maps)
+    flow = tpch_q7.build_flow(tpch_dir)
+    functions = [n for n in flow.root.walk() if n.kind in ("map", "reduce")]
+    assert len(functions) == 3 and all(properties_of(n).model is not None for n in functions)
 
 
 @pytest.mark.parametrize("source,reason", [

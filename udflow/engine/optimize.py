@@ -4,8 +4,9 @@
          ──▶ function profiles (each function run on a sample of its real input)
          ──▶ RuleBook(flow) : exchanges(subtree) with certificates
          ──▶ Search, chosen by the size of the plan space (mode="auto"):
-               greedy   the join graph's estimate exceeds GROUP_LIMIT groups: steepest
-                        descent by single exchanges from the plan as written
+               greedy   the join graph's estimate exceeds GROUP_LIMIT groups or WORK_LIMIT
+                        join pairs x placements: steepest descent by single exchanges
+                        from the plan as written
                pruned   the group search's memo holds more than FULL_LIMIT plans: the
                         cheapest plan per interface per group (exact for the cost model)
                full     otherwise: every plan costed and counted, the best KEEP kept
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import time
+from bisect import bisect_left
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -30,8 +32,9 @@ from udflow.engine.memo import ExchangeMemo, Interner
 from udflow.engine.optimized import Alternative, Alternatives, Optimized
 from udflow.engine.groups import GroupSearch
 from udflow.engine.search import Candidate, CertificateChain, Search
-from udflow.engine.size import estimated_groups
+from udflow.engine.size import estimated_groups, estimated_work
 from udflow.engine.space import PlanSpace
+from udflow.engine.ties import RESOLUTION, threshold
 from udflow.engine.statistics import (
     DEFAULT_SAMPLE_SIZE,
     key_fields_of,
@@ -44,6 +47,7 @@ from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
 FULL_LIMIT = 1_000  # plans: enumerated one by one, all kept, up to this many (Q7 has 242)
 GROUP_LIMIT = 600  # estimated groups: the group search beyond is slower than a user waits
+WORK_LIMIT = 1_000  # estimated join pairs x placements: ~0.5-1.2 ms of CPU each in the group search
 KEEP = 1_000  # plans kept by full enumeration besides the plan as written
 MODES = ("auto", "full", "pruned", "greedy", "exact")
 PROPERTIES = ("analysis", "manual")
@@ -70,16 +74,19 @@ def optimize(
     profiles: Optional[dict] = None,
     full_limit: int = FULL_LIMIT,
     group_limit: int = GROUP_LIMIT,
+    work_limit: int = WORK_LIMIT,
     keep: int = KEEP,
     budget_s: Optional[float] = None,
     progress: Optional[Callable[[Progress], None]] = None,
     clock: Optional[Clock] = None,
+    resolution: float = RESOLUTION,
 ) -> Optimized:
     """The cheapest valid reordering of `flow`, the best alternatives, and why; see `Optimized`.
 
     `properties`: "analysis" (static analysis of the functions) or "manual"
     (`@uf.annotate`). `mode`: "auto" decides by the size of the plan space: "greedy"
-    when the join graph's estimate exceeds `group_limit` groups, else the group search,
+    when the join graph's estimate exceeds `group_limit` groups or `work_limit` join pairs
+    times placements of the movable operators (`engine/size.py`), else the group search,
     enumerating fully when its memo holds at most `full_limit` plans and pruning beyond;
     "full", "pruned" or "greedy" force one; "exact" is Algorithm 1 on concrete trees,
     asking the RuleBook about every tree (the reference the group search is tested
@@ -88,9 +95,12 @@ def optimize(
     returned (`opt.alternatives.complete` is False). `progress(Progress)` is called about
     once a second during the search (`clock`, a `budget.Clock`, replaces both). `profiles` reuses function profiles of an earlier
     run (skips sampling). `spark` is accepted for symmetry with `collect`; statistics
-    never need a Spark job.
+    never need a Spark job. `resolution`: the relative difference of estimated costs below
+    which two plans tie (`engine/ties.py`): among the plans within it of the cheapest, the
+    one with the fewest rewrites from the plan as written is chosen, so a tie keeps the
+    plan as written.
     """
-    _check_arguments(flow, properties, mode, budget_s, keep)
+    _check_arguments(flow, properties, mode, budget_s, keep, resolution)
     from udflow.rules import RuleBook
 
     root = flow.root
@@ -113,13 +123,14 @@ def optimize(
             timings["rules_setup"] = time.perf_counter() - started  # facts, Datalog, Z3 key queries
             started = time.perf_counter()
             asked = ExchangeMemo(book.exchanges, interner)
-            mode, reason, found = _search(root, asked, interner, model, mode, clock,
-                                          full_limit=full_limit, group_limit=group_limit, keep=keep)
+            mode, reason, found = _search(root, asked, interner, model, mode, clock, full_limit=full_limit,
+                                          group_limit=group_limit, work_limit=work_limit, keep=keep,
+                                          resolution=resolution)
         timings["search"] = time.perf_counter() - started
         timings["rulebook"] = asked.seconds  # the part of "search" spent inside RuleBook.exchanges
 
         started = time.perf_counter()
-        ranked = rank(found, root, model)
+        ranked = rank(found, root, model, resolution)
         timings["costing"] = time.perf_counter() - started
 
     root_id = interner.id_of(root)
@@ -134,7 +145,7 @@ def optimize(
     return Optimized(
         original=original,
         alternatives=Alternatives(ranked, mode, found.considered, count=found.count,
-                                  complete=found.complete, reason=reason),
+                                  complete=found.complete, reason=reason, resolution=resolution),
         model=model,
         properties=properties,
         timings=timings,
@@ -143,7 +154,7 @@ def optimize(
     )
 
 
-def _check_arguments(flow, properties: str, mode: str, budget_s, keep: int) -> None:
+def _check_arguments(flow, properties: str, mode: str, budget_s, keep: int, resolution: float) -> None:
     if not isinstance(flow, Flow):
         raise OptimizationError(f"optimize takes a Flow, got {type(flow).__name__}")
     if properties not in PROPERTIES:
@@ -154,6 +165,8 @@ def _check_arguments(flow, properties: str, mode: str, budget_s, keep: int) -> N
         raise OptimizationError(f"budget_s must be a positive number of seconds, got {budget_s!r}")
     if keep < 1:
         raise OptimizationError(f"keep must be at least 1, got {keep!r}")
+    if not isinstance(resolution, (int, float)) or not 0 <= resolution < 1:
+        raise OptimizationError(f"resolution must be a relative tolerance in [0, 1), got {resolution!r}")
 
 
 @contextmanager
@@ -175,7 +188,8 @@ def _collector_paused():
 
 
 def _search(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, mode: str,
-            clock: Clock, *, full_limit: int, group_limit: int, keep: int) -> tuple[str, str, Found]:
+            clock: Clock, *, full_limit: int, group_limit: int, work_limit: int, keep: int,
+            resolution: float) -> tuple[str, str, Found]:
     """The mode that ran, why, and what it found."""
     if mode == "exact":
         search = Search(asked, interner=interner)
@@ -184,7 +198,7 @@ def _search(root: Node, asked: ExchangeMemo, interner: Interner, model: CostMode
     if mode == "greedy":
         return mode, "greedy mode asked for", _greedy(root, asked, interner, model, clock)
     if mode == "full":
-        return mode, "full enumeration asked for", _full(root, asked, interner, model, clock, keep)
+        return mode, "full enumeration asked for", _full(root, asked, interner, model, clock, keep, resolution)
     if mode == "pruned":
         return mode, "pruned search asked for", _pruned(_explored(root, asked, interner, clock, pruned=True), model, clock)
     estimate = estimated_groups(root, cap=100 * group_limit)
@@ -192,12 +206,18 @@ def _search(root: Node, asked: ExchangeMemo, interner: Interner, model: CostMode
         why = (f"auto: the join graph gives ~{estimate:,} memo groups, more than the group search's "
                f"limit of {group_limit:,}: greedy descent by single exchanges (a heuristic)")
         return "greedy", why, _greedy(root, asked, interner, model, clock)
+    work = estimated_work(root, cap=100 * work_limit)
+    if work > work_limit:
+        why = (f"auto: the join graph gives ~{work:,} join pairs x placements of the movable operators, "
+               f"more than the group search's limit of {work_limit:,}: greedy descent by single "
+               f"exchanges (a heuristic)")
+        return "greedy", why, _greedy(root, asked, interner, model, clock)
     groups, top = _explored(root, asked, interner, clock, pruned=True)
     plans = groups.count(top)
     if plans <= full_limit and groups.complete:
         why = (f"auto: the memo holds {plans:,} plans, at most {full_limit:,}: every plan enumerated "
                f"(join graph estimate ~{estimate:,} groups)")
-        return "full", why, _full(root, asked, interner, model, clock, keep)
+        return "full", why, _full(root, asked, interner, model, clock, keep, resolution)
     why = (f"auto: the memo holds {plans:,} plans, more than {full_limit:,} to enumerate: the cheapest "
            f"plan per interface per group, as cheap as full enumeration for this cost model "
            f"(join graph estimate ~{estimate:,} groups)")
@@ -217,14 +237,15 @@ def _pruned(explored, model: CostModel, clock: Clock) -> Found:
     return Found(found, len(groups.mexprs), groups.count(top), complete)
 
 
-def _full(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock, keep: int) -> Found:
+def _full(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock, keep: int,
+          resolution: float) -> Found:
     groups, top = _explored(root, asked, interner, clock, pruned=False)
     count = groups.count(top)
     if count <= keep:  # every plan is kept anyway: build them (Q7's 242) rather than stream them
         plans = groups.plans(top)
         return Found(plans, len(plans), count, groups.complete)
     space = PlanSpace(groups, model.cost, model.interface, clock)
-    ranking = space.ranked(top, keep, model.cost(root))
+    ranking = space.ranked(top, keep, model.cost(root), resolution)
     candidates = [c for _, c in ranking.kept]
     if not ranking.complete:
         candidates.append(space.cheapest(top))  # known from the classes even if the stream stopped
@@ -232,7 +253,7 @@ def _full(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel,
 
 
 def _greedy(root: Node, asked: ExchangeMemo, interner: Interner, model: CostModel, clock: Clock) -> Found:
-    descent = Descent(asked, interner, model.cost, lambda n: model.estimate(n).rows, clock)
+    descent = Descent(asked, interner, model.cost, lambda n: model.estimate(n).rows, clock, interface=model.interface)
     visited = descent.run(root)
     return Found(visited, descent.considered, None, descent.complete)
 
@@ -263,24 +284,27 @@ def statistics_of(root: Node) -> dict:
     return {n.label: source_statistics(n, keys) for n in root.walk() if isinstance(n, Source)}
 
 
-def rank(found: Found, root: Node, model: CostModel) -> list[Alternative]:
-    """Cost the candidates (and the plan as written, always shown) and sort them, cheapest first;
-    ties keep the plan as written first, then enumeration order. Ranks are positions, except a
-    plan as written that full enumeration did not keep: its rank counts every cheaper plan."""
+def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUTION) -> list[Alternative]:
+    """Cost the candidates (and the plan as written, always shown) and order them, the chosen
+    plan first (`engine/ties.py`): a plan's rank is 1 + the number of candidates estimated
+    better than it beyond the `resolution`; the plans ranking #1 come first, fewest rewrites
+    from the plan as written first (so a tie keeps the plan as written), then every other plan
+    by cost. A plan as written that full enumeration did not keep ranks among all plans:
+    1 + every plan estimated better."""
     intern = model.interner.id_of
     root_id = intern(root)
     unique = {}
     for c in [Candidate(root, ())] + list(found.candidates):
         unique.setdefault(intern(c.node), c)
-    costed = sorted(
-        ((model.cost(c.node), node_id != root_id, i, c) for i, (node_id, c) in enumerate(unique.items())),
-        key=lambda t: t[:3],
-    )
+    costs = [model.cost(c.node) for c in unique.values()]
+    ascending = sorted(costs)
     out = []
-    for position, (cost, not_original, _, c) in enumerate(costed, 1):
-        r = position
-        if not not_original and found.cheaper is not None and found.cheaper >= position:
-            r = found.cheaper + 1  # beyond the plans kept
-        out.append(Alternative(node=c.node, cost=cost, rank=r, certificates=CertificateChain(c.chain),
-                               estimate=model.estimate(c.node), model=model))
-    return out
+    for i, ((node_id, c), cost) in enumerate(zip(unique.items(), costs)):
+        r = 1 + bisect_left(ascending, threshold(cost, resolution))
+        if node_id == root_id and found.cheaper is not None:
+            r = found.cheaper + 1  # counted over every plan, beyond the plans kept
+        tied = r == 1
+        order = (0, len(c.chain), cost, i) if tied else (1, 0, cost, i)
+        out.append((order, Alternative(node=c.node, cost=cost, rank=r, certificates=CertificateChain(c.chain),
+                                       estimate=model.estimate(c.node), model=model)))
+    return [a for _, a in sorted(out, key=lambda t: t[0])]

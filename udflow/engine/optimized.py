@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import networkx as nx
 
 from udflow.engine.cost import CostModel, Estimate
+from udflow.execution import execution_lines, model_lines
 from udflow.flow import Flow, properties_of
 from udflow.plan import Cross, Match, Node, draw
 
@@ -67,22 +68,26 @@ class Alternatives(tuple):
     through) or "exact". `count`: plans in the space searched: every valid plan (full,
     exact), the plans of the explored memo (pruned), None (greedy, never counted).
     `considered`: plans streamed (full), multi-expressions (pruned), neighbours costed
-    (greedy). `complete`: False when the budget ran out. `reason`: why this mode ran."""
+    (greedy). `complete`: False when the budget ran out. `reason`: why this mode ran.
+    `resolution`: the relative cost difference below which plans tie (`engine/ties.py`):
+    the plans ranking #1 (none estimated better) come first, fewest rewrites first."""
 
     mode: str
     considered: int
     count: Optional[int]
     complete: bool
     reason: str
+    resolution: float
 
     def __new__(cls, items, mode: str, considered: int, *, count: Optional[int] = None,
-                complete: bool = True, reason: str = ""):
+                complete: bool = True, reason: str = "", resolution: float = 0.0):
         self = super().__new__(cls, items)
         self.mode = mode
         self.considered = considered
         self.count = count
         self.complete = complete
         self.reason = reason
+        self.resolution = resolution
         return self
 
 
@@ -186,7 +191,7 @@ class Optimized:
             f"properties={self.properties})",
             f"search: {self._search_summary()}",
             f"estimated cost: as written {original.cost:.4g} s, chosen {chosen.cost:.4g} s "
-            f"({self.speedup:.2f}x cheaper); the plan as written ranks #{original.rank}",
+            f"({self._gain()}); the plan as written ranks #{original.rank}",
             "",
             f"Plan as written (rank #{original.rank}, estimated cost {original.cost:.4g} s):",
             self._tree(original.node),
@@ -201,8 +206,7 @@ class Optimized:
             for i, cert in enumerate(chosen.certificates, 1):
                 lines.extend(self._rewrite(i, cert))
         elif len(self.alternatives) > 1:
-            lines.append(f"No rewrite applied: the plan as written is the cheapest of "
-                         f"{len(self.alternatives)} valid plans.")
+            lines.append(self._kept_as_written())
         elif barriers:
             lines.append("No rewrite applied: no operator may move (barriers below).")
         else:
@@ -212,7 +216,31 @@ class Optimized:
             lines += [f"  {line}" for line in barriers]
         lines.append("")
         lines.append(self._cost_breakdown(original, chosen))
+        lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
+        lines += [f"  {line}" for line in execution_lines(chosen.node)]
+        models = model_lines(chosen.node)
+        if models:
+            lines += ["", "What the modelled functions compute:"] + [f"  {line}" for line in models]
         return "\n".join(lines)
+
+    def _gain(self) -> str:
+        """The chosen plan's estimated gain, never rounded to look like one that is not there."""
+        if self.chosen.node is self._original.node:
+            return "the plan as written is kept"
+        saved = 1 - self.chosen.cost / self._original.cost if self._original.cost else 0.0
+        if self.speedup >= 1.01:
+            return f"{self.speedup:.2f}x cheaper"
+        return f"{100 * saved:.2g}% cheaper"
+
+    def _kept_as_written(self) -> str:
+        """Why no rewrite: the plan as written is the cheapest, or ties with the cheapest."""
+        tied = sum(1 for a in self.alternatives if a.rank == 1) - 1
+        plans = f"{len(self.alternatives)} valid plans"
+        if not tied:
+            return f"No rewrite applied: the plan as written is the cheapest of {plans}."
+        return (f"No rewrite applied: no plan of {plans} is estimated cheaper than the plan as written; "
+                f"{tied} tie with it (costs within the model's resolution, "
+                f"{self.alternatives.resolution:g} relative), and a tie keeps the plan as written.")
 
     def _search_summary(self) -> str:
         alts = self.alternatives
@@ -387,20 +415,18 @@ class Optimized:
             f"<li><code>{html.escape(c.rule)}</code>: {html.escape(' <-> '.join(c.operators))}</li>"
             for c in self.certificates
         ) or "<li>none: " + html.escape(
-            "the plan as written is the cheapest" if len(self.alternatives) > 1 else "no operator may move"
+            "no plan is estimated cheaper than the plan as written" if len(self.alternatives) > 1
+            else "no operator may move"
         ) + "</li>"
         return (
             f"<div><p>{len(self.alternatives)} alternatives ({self.mode}); "
-            f"estimated speed-up {self.speedup:.2f}x</p>"
+            f"estimated: {html.escape(self._gain())}</p>"
             f"<div style='display:flex;gap:2em'>{block('As written', self._original)}"
             f"{block('Chosen', self.chosen)}</div><p>Rewrites:</p><ol>{rewrites}</ol></div>"
         )
 
     def __repr__(self) -> str:
-        return (
-            f"<Optimized: {len(self.alternatives)} alternatives ({self.mode}), "
-            f"estimated {self.speedup:.2f}x cheaper than as written>"
-        )
+        return f"<Optimized: {len(self.alternatives)} alternatives ({self.mode}), estimated: {self._gain()}>"
 
 
 def _label(x: Any) -> str:

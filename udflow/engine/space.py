@@ -35,9 +35,9 @@ from typing import Callable, Hashable, Iterator, NamedTuple, Optional
 from udflow.engine.budget import Clock
 from udflow.engine.groups import GroupSearch, MExpr, _chain_of
 from udflow.engine.search import Candidate
+from udflow.engine.ties import RESOLUTION, threshold
 from udflow.plan import Node
 
-TIE = 1e-9  # relative: costs summed in another order differ in their last bits
 SMALL = 512  # plans of a class kept as a list while streaming (larger classes are generated anew)
 
 
@@ -67,7 +67,7 @@ class Ranking(NamedTuple):
     """The outcome of `PlanSpace.ranked`."""
 
     kept: list[tuple[float, Candidate]]  # the cheapest plans, cheapest first (streamed cost)
-    cheaper: int  # plans strictly cheaper than the plan as written
+    cheaper: int  # plans estimated better than the plan as written (engine/ties.py)
     seen: int  # plans enumerated
     complete: bool  # False when the budget stopped the enumeration
 
@@ -207,16 +207,17 @@ class PlanSpace:
         tree = self.groups.interner.rebuild(combo.mexpr.op, tuple(k.node for k in kids)) if kids else combo.mexpr.op
         return Candidate(tree, _chain_of(combo.mexpr.provenance, kids))
 
-    def ranked(self, g: int, keep: int, original_cost: float) -> Ranking:
+    def ranked(self, g: int, keep: int, original_cost: float, resolution: float = RESOLUTION) -> Ranking:
         """The `keep` cheapest plans of group `g` (ties: first enumerated first), and how many
-        plans are cheaper than `original_cost`, in one pass over every plan."""
-        threshold = original_cost - abs(original_cost) * TIE
+        plans are estimated better than `original_cost` (beyond `resolution`, `engine/ties.py`),
+        in one pass over every plan."""
+        better = threshold(original_cost, resolution)
         heap: list[tuple[float, int, tuple]] = []  # a max-heap on (cost, order): the worst kept on top
         cheaper = seen = 0
         complete = True
         for cost, path in self.stream(g):
             seen += 1
-            if cost < threshold:
+            if cost < better:
                 cheaper += 1
             if len(heap) < keep:
                 heapq.heappush(heap, (-cost, -seen, path))

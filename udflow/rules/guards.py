@@ -63,6 +63,8 @@ def same_fields(book, rule: str, move, after: Node) -> list[Reason]:
 
 
 def state_barrier(book, rule: str, move) -> list[Reason]:
+    if not book.state_readers:
+        return []  # no function reads state: no pair to keep in order (most flows)
     pairs = [(move.upper.label, move.lower.label)]
     for subtree, op_label in zip(move.stays, move.stays_for):
         pairs += [(op_label, n.label) for n in subtree.walk() if not isinstance(n, Source)]
@@ -85,15 +87,16 @@ def raise_guard(book, rule: str, move, after: Node) -> list[Reason]:
         facts = book.op(label)
         if facts is None or facts.props is None or not facts.props.raises:
             continue
-        below = book.labels_in(_find(after, label)) - {label}
+        moved = _find(after, label)
+        lost = book.labels_in(_find(move.before, label)) - book.labels_in(moved)
+        guards = sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
+        if not guards:
+            continue  # no guard left behind: whatever it may raise on, it met as written
+        below = book.labels_in(moved) - {label}
         removed_below = frozenset().union(*(removes(book.op(b)) for b in below))
         types = book.field_types_below(below)  # the values as they reach it where the move puts it
         sites = [s for s in facts.props.raises if not cannot_raise(s, types, removed_below)]
-        if not sites:
-            continue
-        lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))
-        guards = sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
-        if guards:
+        if sites:
             out.append(Reason(rule, "may raise on records a guard below it drops", None, (label, guards[0]),
                               lines=tuple((label, s.line) for s in sites),
                               detail=f"{label} may raise ({sites[0]}); as written {guards[0]} "

@@ -150,6 +150,7 @@ class RuleBook:
         self._decisions: dict = {}
         self._verdict_cache: dict = {}
         self._types_below: dict = {}
+        self._types_by_givers: dict = {}
         self._below: Optional[dict] = None
         self._root_keys = {n.label: tuple(n.key) for n in self.root.walk()
                            if not isinstance(n, Source) and getattr(n, "key", None) is not None}
@@ -213,6 +214,13 @@ class RuleBook:
 
     def op(self, label: str) -> Optional[OpFacts]:
         return self.facts.ops.get(label)
+
+    @functools.cached_property
+    def state_readers(self) -> frozenset[str]:
+        """The operators whose function reads a mutable global or closure value (the
+        state barrier's readers; `guards.state_barrier`)."""
+        return frozenset(label for label, o in self.facts.ops.items()
+                         if o.props is not None and o.props.state_reads)
 
     def permitted(self, rule: str, upper: str, lower: str) -> bool:
         return (upper, lower) in self.derived.get(rule, ())
@@ -371,8 +379,14 @@ class RuleBook:
         operators below a function decide what values reach it."""
         hit = self._types_below.get(labels)
         if hit is None:
-            changes = [_values_changed(self.facts.ops[b]) for b in labels if b in self.facts.ops]
-            hit = self._types_below[labels] = attribute_types(self.root, changes)
+            changes = {b: _values_changed(self.facts.ops[b]) for b in labels if b in self.facts.ops}
+            # only the operators that change some value count: many subtrees share them, and
+            # `attribute_types` reads every source's types (parquet metadata) on each call
+            givers = frozenset(b for b, (changed, _) in changes.items() if changed)
+            hit = self._types_by_givers.get(givers)
+            if hit is None:
+                hit = self._types_by_givers[givers] = attribute_types(self.root, list(changes.values()))
+            self._types_below[labels] = hit
         return hit
 
     def below_as_written(self, label: str) -> frozenset[str]:

@@ -89,6 +89,7 @@ class Typed:
     column: Column
     family: str  # "int", "float", "decimal", "str", "bool", "date", "none"
     nullable: bool
+    leaf: bool = False  # a column or a constant as it is: an error message may show it
 
 
 FAMILIES = ((BooleanType, "bool"), (ByteType, "int"), (ShortType, "int"), (IntegerType, "int"),
@@ -108,7 +109,7 @@ class NativeLowering:
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
-                 shown=None):
+                 shown=None, pinned: bool = True):
         self.fields = {f.name: f for f in schema.fields}
         self.where = where
         # the fields an error shows of its record: those the function reads, so that an error
@@ -118,6 +119,9 @@ class NativeLowering:
         # column -> [(condition, message)]: reading the column raises where a condition holds
         # (an aggregate's own errors, raised where the model uses it: native_groups)
         self.checked = dict(checked or {})
+        # errors made nondeterministic, so Catalyst never moves them (see `error`); False inside
+        # an aggregate's argument, which Spark requires deterministic and never moves anyway
+        self.pinned = pinned
         self._guards_made = 0  # raising guards built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
 
@@ -162,11 +166,17 @@ class NativeLowering:
         record = F.to_json(F.struct(*[F.col(f"`{name}`") for name in self.shown]))
         at = f" (line {self.line})" if self.line else ""
         text = F.concat(F.lit(f"{self.where} raised {message}{at}\n  record: "), record)
-        if operands:
+        if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term
             shown = F.to_json(F.array(*[o.column.cast("string") for o in operands]))
             text = F.concat(text, F.lit("\n  operands: "), shown)
         encoded = F.regexp_replace(F.base64(F.encode(text, "UTF-8")), "\\s", "")
-        return F.raise_error(F.concat(F.lit("<<udflow:"), encoded, F.lit(":udflow>>")))
+        # A nondeterministic part (spark_partition_id(); not rand(), whose comparisons with
+        # constants Spark folds) makes the raising expression nondeterministic, so that Catalyst
+        # neither moves it past another operator (a filter below or above, a join), nor merges
+        # it into their conditions, nor hoists it as a common subexpression: it raises only on
+        # the rows that reach it in the plan, as Python does. Evaluated only when raising.
+        pinned = F.when(F.spark_partition_id() < 0, F.lit("?")).otherwise(F.lit("")) if self.pinned else F.lit("")
+        return F.raise_error(F.concat(F.lit("<<udflow:"), encoded, F.lit(":udflow>>"), pinned))
 
     def _guarded(self, guards: list, value: Column) -> Column:
         """CASE WHEN guard1 THEN raise1 WHEN ... ELSE value END: the first failing guard raises."""
@@ -198,28 +208,28 @@ class NativeLowering:
             raise NotNative(f"field {t.name} has type {f.dataType.simpleString()}")
         value = F.col(f"`{t.name}`")
         checks = [(condition, self.error(message)) for condition, message in self.checked.get(t.name, ())]
-        return Typed(self._guarded(checks, value), family, f.nullable and t.name not in self.nonnull)
+        return Typed(self._guarded(checks, value), family, f.nullable and t.name not in self.nonnull, not checks)
 
     def _Lit(self, t: Lit) -> Typed:
         v = t.value
         if v is None:
-            return Typed(F.lit(None), "none", True)
+            return Typed(F.lit(None), "none", True, True)
         if isinstance(v, bool):
-            return Typed(F.lit(v), "bool", False)
+            return Typed(F.lit(v), "bool", False, True)
         if isinstance(v, int):
             if not INT_MIN <= v <= INT_MAX:
                 raise NotNative(f"the constant {v} does not fit 64 bits")
-            return Typed(F.lit(v).cast("long"), "int", False)
+            return Typed(F.lit(v).cast("long"), "int", False, True)
         if isinstance(v, float):
-            return Typed(F.lit(v).cast("double"), "float", False)
+            return Typed(F.lit(v).cast("double"), "float", False, True)
         if isinstance(v, decimal.Decimal):
-            return Typed(_decimal_literal(v), "decimal", False)
+            return Typed(_decimal_literal(v), "decimal", False, True)
         if isinstance(v, str):
-            return Typed(F.lit(v), "str", False)
+            return Typed(F.lit(v), "str", False, True)
         if isinstance(v, datetime.datetime):
             raise NotNative("datetime constants are not lowered")
         if isinstance(v, datetime.date):
-            return Typed(F.lit(v), "date", False)
+            return Typed(F.lit(v), "date", False, True)
         raise NotNative(f"constant {v!r}")
 
     # -- arithmetic -----------------------------------------------------------------------
@@ -589,3 +599,4 @@ _CALLS = {
     "float": _call_float,
     "int": _call_int,
 }
+NATIVE_CALLS = frozenset(_CALLS)  # the whitelisted calls (udflow.expr.FUNCTIONS) with a native form

@@ -64,7 +64,7 @@ class Aggregated:
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset) -> DataFrame:
     """The Reduce natively; NotNative when an aggregate or a term has no exact native form."""
-    rows = NativeLowering(df.schema, where, nonnull, shown=fields_read(model) | set(key))
+    rows = NativeLowering(df.schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False)
     aggs = model.aggregates()
     lowered = [_aggregate(df, rows, agg, f"__udflow_agg{i}", agg in model.eager) for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
