@@ -236,11 +236,14 @@ def test_expanding_one_member_per_group_finds_every_plan():
 
 
 def test_pruned_search_keeps_what_a_parent_reads_not_only_the_partitioning():
-    """Six joins and four filters: a filter below a join caps the distinct count of the next
-    join's key, which the join size estimate reads, so the cheapest plan of a group is not
-    always the best input. The pruned search finds a plan at least as cheap as the
-    reference's; one plan per partitioning alone misses it (the flow is a hard case, or this test would prove nothing)."""
-    flow = generated_flow(6, seed=5, filters=4, star=1)
+    """Six joins, four filters and two computing Maps: where a filter or a Map stands changes
+    what an operator above reads of its input besides its partitioning (its width, fields,
+    distinct counts of keys), so the cheapest plan of a group is not always the best input.
+    (Join sizes no longer depend on where filters stand: a Match's selectivity is its own
+    property, so the flow without Maps is no longer a hard case.) The pruned search finds a
+    plan at least as cheap as the reference's; one plan per partitioning alone misses it
+    (the flow is a hard case, or this test would prove nothing)."""
+    flow = generated_flow(6, seed=5, filters=4, star=1, maps=2)
     profiles = fixed_profiles(flow)
     pruned = optimize(flow, mode="pruned", profiles=profiles)
     reference, _ = reference_pruned(flow, profiles)

@@ -1,7 +1,7 @@
 """The `udflow` command: optimize, explain, verify and run pipelines kept in files.
 
     udflow optimize PATH... [--json FILE] [--html FILE] [--jobs N] [--properties analysis|manual] [--budget S] [--no-cache]
-    udflow explain  PATH::NAME [--dot FILE] [--svg FILE]
+    udflow explain  PATH::NAME [--dot FILE] [--svg FILE] [--analyze [--master URL]]
     udflow verify   PATH... | RESULTS.json [--sample N]
     udflow run      PATH::NAME [--master URL] [--output PATH]
 
@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a pipeline, e.g. pipelines/q7.py::q7 (PATH alone when it holds one pipeline)")
     p.add_argument("--dot", metavar="FILE", help="also write both plans as Graphviz DOT")
     p.add_argument("--svg", metavar="FILE", help="also render both plans as SVG (needs Graphviz's dot)")
+    p.add_argument("--analyze", action="store_true",
+                   help="also run both plans on Spark, operator by operator, and print each operator's "
+                        "estimated and actual rows and time (EXPLAIN ANALYZE)")
+    p.add_argument("--master", default="local[*]", metavar="URL",
+                   help="with --analyze, the Spark master URL (default: local[*])")
     _add_optimizer_options(p)
 
     p = sub.add_parser(
@@ -252,8 +257,10 @@ def cmd_explain(args) -> int:
     if args.svg and shutil.which("dot") is None:
         print(GRAPHVIZ_MISSING, file=sys.stderr)
         return EXIT_USAGE
-    _, _, outcome = _one(args)
+    _, flow, outcome = _one(args)
     print(outcome["explain"])
+    if args.analyze:
+        print("\n" + "\n".join(_analyzed(flow, args)))
     if args.dot:
         _write(args.dot, outcome["dot"] + "\n")
         print(f"\nDOT written to {args.dot}")
@@ -265,6 +272,15 @@ def cmd_explain(args) -> int:
             return EXIT_FAILED
         print(f"SVG written to {args.svg}")
     return EXIT_OK
+
+
+def _analyzed(flow, args) -> list[str]:
+    """EXPLAIN ANALYZE: the pipeline optimized again in this process (the cache keeps text, not
+    the plans' estimates), then both plans run on Spark operator by operator."""
+    import udflow
+
+    opt = udflow.optimize(flow, properties=args.properties, budget_s=args.budget)
+    return opt.analyze_lines(True, _spark_session(args.master))
 
 
 def _write(path: str, text: str) -> None:

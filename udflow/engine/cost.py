@@ -5,10 +5,15 @@ Cardinalities, bottom-up (section 7.1's hints, measured rather than given):
     Source            rows and bytes per record from its statistics
     Map               rows(in) * emitted per call                      (sampled or hinted)
     Reduce            groups(in, key) * emitted per group; groups = the product of the
-                      key fields' distinct counts, capped by rows(in)
-    Match             rows(L) * rows(R) / max(d(L.key), d(R.key)) * emitted per pair;
-                      a primary key has d = rows of its source, so a foreign-key join
-                      to a (filtered) primary-key side keeps rows(L) * rows(R)/rows(R.source)
+                      key fields' distinct counts in its input, at most what the sample's
+                      groups extrapolate to, at most rows(in)
+    Match             rows(L) * rows(R) * s(Match) * emitted per pair, where s is the
+                      Match's own: 1 / max(D(L.key), D(R.key)) over the distinct counts
+                      where the key values come from (sources; a primary key has D = rows,
+                      so a foreign-key join to a filtered primary-key side keeps
+                      rows(L) * rows(R) / rows(R.source)), or, for a key a Map creates,
+                      the value overlap the sample measured (`keysample`). Any order of
+                      the same joins and filters gives the same count.
     Cross             rows(L) * rows(R) * emitted per pair
     CoGroup           d(L.key) + d(R.key) groups * emitted per group
 
@@ -39,6 +44,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from udflow.engine.distinct import KeyCounts
+from udflow.engine.keysample import scaled_distinct
 from udflow.engine.memo import Interner
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
 from udflow.flow import output_fields
@@ -79,7 +86,7 @@ class Estimate:
         return self.rows * self.width
 
 
-class CostModel:
+class CostModel(KeyCounts):
     """Estimates for any subtree of any alternative; memoized per interned subtree."""
 
     def __init__(
@@ -97,6 +104,7 @@ class CostModel:
         self.interner = interner or Interner()
         self._memo: dict[int, Estimate] = {}
         self._distinct: dict[tuple[int, str], Optional[float]] = {}
+        self._domains: dict[tuple[int, str], Optional[float]] = {}
         self._fields: dict[int, Optional[frozenset]] = {}
         self._label_sets: dict[int, frozenset] = {}
         self._canonical_labels: dict[frozenset, frozenset] = {}  # keeps each set alive: its id is a key
@@ -129,8 +137,8 @@ class CostModel:
         that are not inside `node`). Two plans of one group with equal interfaces cost the
         same above them up to their own costs, so the cheaper one can stand for both: the
         principle of optimality, exact for this model. Equivalent plans do differ here: a
-        filter below a join caps the join key's distinct count, above it does not, and the
-        join size estimate reads that count. Figures are compared to 9 significant digits
+        filter or a Reduce below changes the distinct counts of key fields that a Reduce or
+        a CoGroup above reads, and a Map's place changes widths and fields. Figures are compared to 9 significant digits
         (the same estimate reached by products in another order differs in the last bits).
         """
         est = self.estimate(node)
@@ -234,21 +242,53 @@ class CostModel:
         )
 
     def _groups(self, node: Reduce, child: Estimate, prof: FunctionProfile) -> float:
+        """Groups of a Reduce: the product of its key fields' distinct counts, and at most
+        what the sample's groups extrapolate to (`scaled_distinct`): key fields that go
+        together (Q7's supplier and customer nations: 4 groups of 2 x 2 x 2) have fewer
+        combinations than their product; at most the records of its input."""
+        sampled = None
+        if prof.sample_groups and prof.half_groups and prof.groups_per_row:
+            sampled = scaled_distinct(prof.sample_groups, prof.half_groups,
+                                      round(prof.sample_groups / prof.groups_per_row), child.rows)
         known = self._distinct_of_fields(node.input, node.key)
         if known is not None:
-            return max(1.0, min(child.rows, known))
-        if prof.groups_per_row is not None and prof.sample_groups:
-            # A key that the sample saturates (few groups) keeps its count; otherwise scale.
-            if prof.groups_per_row < 0.1:
-                return max(1.0, min(child.rows, float(prof.sample_groups)))
-            return max(1.0, child.rows * prof.groups_per_row)
+            return max(1.0, min(child.rows, known, sampled if sampled is not None else known))
+        if sampled is not None:
+            return max(1.0, min(child.rows, sampled))
         return max(1.0, child.rows)
 
     def _match(self, node: Match, left: Estimate, right: Estimate) -> Estimate:
-        d_left = self._distinct_of_fields(node.left, node.left_key) or left.rows
-        d_right = self._distinct_of_fields(node.right, node.right_key) or right.rows
-        pairs = left.rows * right.rows / max(d_left, d_right, 1.0)
+        pairs = left.rows * right.rows * self._join_selectivity(node, left, right)
         return self._join(node, left, right, pairs, (node.left_key, node.right_key))
+
+    def _join_selectivity(self, node: Match, left: Estimate, right: Estimate) -> float:
+        """The fraction of (left, right) pairs whose keys are equal.
+
+        When both keys come from sources: 1 / max(D(left key), D(right key)) over the
+        sources' distinct counts, the textbook estimate, which assumes the smaller domain
+        inside the larger. When a key is created by an operator (a Map that tokenizes into
+        `word`), the sample's overlap of the two keys' values if the sample saw every
+        partner of its records (`keysample`); else the same formula, with the created
+        field's distinct count scaled up from the sample. Each is a property of the Match,
+        not of what lies below it, so any order of the same joins and filters gets the same
+        count. (The sampled overlap is not used for keys from sources: it is measured where
+        the Match is written, and a filter below it there, correlated with the key, would
+        carry over to every other place: clickstream's sessions with a purchase are mostly
+        logged in, all sessions are not.) Only a key whose distinct counts are unknown
+        falls back on the inputs' distinct counts or rows."""
+        d_left = self._domain_of_fields(node.left, node.left_key, sources_only=True)
+        d_right = self._domain_of_fields(node.right, node.right_key, sources_only=True)
+        if d_left is not None and d_right is not None:
+            return 1.0 / max(d_left, d_right, 1.0)
+        sampled = self._profile(node).join_selectivity if node.label in self.profiles else None
+        if sampled is not None:
+            return sampled
+        d_left = self._domain_of_fields(node.left, node.left_key)
+        d_right = self._domain_of_fields(node.right, node.right_key)
+        if d_left is None or d_right is None:
+            d_left = d_left or self._distinct_of_fields(node.left, node.left_key) or left.rows
+            d_right = d_right or self._distinct_of_fields(node.right, node.right_key) or right.rows
+        return 1.0 / max(d_left, d_right, 1.0)
 
     def _cross(self, node: Cross, left: Estimate, right: Estimate) -> Estimate:
         return self._join(node, left, right, left.rows * right.rows, None)
@@ -346,7 +386,7 @@ class CostModel:
         known = self._output_fields(node)
         return float(len(known)) if known else otherwise
 
-    # -- distinct counts ---------------------------------------------------------
+    # -- fields -----------------------------------------------------------------
 
     def _output_fields(self, node: Node):
         """`flow.output_fields`, memoized per subtree and built from the inputs' fields.
@@ -374,41 +414,6 @@ class CostModel:
                     found = self._fields_of_operator[local] = output_fields(node)
         self._fields[key] = found
         return found
-
-    def _distinct_of_fields(self, node: Node, fields) -> Optional[float]:
-        """Distinct values of a field combination in `node`'s output; None if a field is unknown."""
-        total = 1.0
-        for f in fields:
-            d = self._distinct_field(node, f)
-            if d is None:
-                return None
-            total *= d
-        return min(total, self.estimate(node).rows)
-
-    def _distinct_field(self, node: Node, field: str) -> Optional[float]:
-        key = (self.interner.id_of(node), field)
-        if key in self._distinct:
-            return self._distinct[key]
-        found: Optional[float] = None
-        if isinstance(node, Source):
-            stats = self.sources[node.label]
-            if field in node.fields:
-                d = stats.distinct_of(field)
-                if d is None and node.key == (field,):
-                    d = stats.rows
-                found = float(d) if d is not None else None
-        else:
-            for child in node.inputs:
-                carried = self._output_fields(child)
-                if carried is None or field in carried:
-                    found = self._distinct_field(child, field)
-                    if found is not None:
-                        break
-            if found is not None:
-                found = min(found, self.estimate(node).rows)
-        self._distinct[key] = found
-        return found
-
 
 def _significant(x: Optional[float]) -> Optional[float]:
     """`x` to 9 significant digits: equal estimates computed in another order compare equal."""
