@@ -223,3 +223,85 @@ def test_functions_without_an_exact_native_form_stay_python_and_say_why(spark, f
     lowering.typed(flow.root)
     assert flow.root.label not in lowering.native_labels
     assert PYTHON[fn] in lowering.python_reasons[flow.root.label]
+
+
+# -- the Python that remains: a filter without a model inside Catalyst's plan ----------
+
+def test_a_filter_without_a_model_is_an_arrow_scalar_udf_inside_the_plan(spark):
+    import re
+
+    def looks_like_code(r):  # a regular expression: no model, stays Python
+        return re.fullmatch(r"[ab]+", r["s"] or "") is not None
+
+    flow = uf.source("t", dataframe=_frame(spark, _groups())).filter(looks_like_code)
+    lowering = Lowering(spark)
+    df = lowering.typed(flow.root)
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "ArrowEvalPython" in plan and "MapInArrow" not in plan
+    expected = [r for r in _groups() if looks_like_code(r)]
+    assert sorted(r["s"] for r in flow.collect()) == sorted(r["s"] for r in expected)
+
+
+def test_an_error_in_a_scalar_udf_filter_names_the_function(spark):
+    import re
+
+    def strict(r):
+        return re.match("a", r["s"]) is not None  # TypeError on None
+
+    rows = _groups()
+    rows[4] = {**rows[4], "s": None}
+    flow = uf.source("t", dataframe=_frame(spark, rows)).filter(strict)
+    with pytest.raises(UdfRuntimeError, match="strict"):
+        flow.collect()
+
+
+# -- Match and Cross functions: a Map over the concatenated pair -----------------------
+
+def priced(left, right):
+    if right["rate"] is not None and right["rate"] > 0:
+        return {**left, **right, "cost": left["i"] * right["rate"]}
+    return {**left, **right, "cost": 0}
+
+
+def pair_names(left, right):
+    return {"k": left["k"], "label": left["s"] + "/" + right["name"]}
+
+
+@pytest.mark.parametrize("fn,kind", [(priced, "match"), (pair_names, "cross")], ids=["match", "cross"])
+def test_a_pair_function_with_a_model_runs_natively_over_the_joined_row(spark, fn, kind):
+    rates = spark.createDataFrame([(0, 2, "zero"), (1, None, "one"), (2, -1, "two"), (3, 5, "three")],
+                                  "rk long, rate long, name string")
+    rows = [{**r, "s": r["s"] or "x"} for r in _groups()]
+    left = uf.source("t", dataframe=_frame(spark, rows))
+    right = uf.source("rates", dataframe=rates)
+    flow = left.match(right, on=("k", "rk"), f=fn) if kind == "match" else left.cross(right, f=fn)
+    lowering = Lowering(spark)
+    lowering.typed(flow.root)
+    assert flow.root.label in lowering.native_labels, lowering.python_reasons
+    assert _run(flow, True) == _run(flow, False)
+
+
+def test_a_map_without_a_model_is_a_struct_scalar_udf_with_the_rest_native(spark):
+    import re
+
+    def initials(r):  # re.sub: no model
+        if r["i"] > 0:
+            yield {**r, "s": re.sub("a", "A", r["s"]), "n_a": r["s"].count("a")}
+
+    rows = _groups()
+    flow = uf.source("t", dataframe=_frame(spark, rows)).map(initials)
+    lowering = Lowering(spark)
+    plan = lowering.typed(flow.root)._jdf.queryExecution().executedPlan().toString()
+    assert "ArrowEvalPython" in plan and "MapInArrow" not in plan
+    expected = [out for r in rows for out in initials(dict(r))]
+    assert _run(flow, True) == sorted((tuple(sorted(r.items())) for r in expected), key=repr)
+
+
+def test_a_struct_scalar_udf_value_that_does_not_fit_its_sampled_type_raises(spark):
+    def label(r):
+        return {**r, "tag": "small" if r["k"] < 5 else 5}  # str on the sample, then an int
+
+    rows = [{**_groups()[0], "k": 1}] * 300 + [{**_groups()[0], "k": 7}]  # the sample sees strs only
+    flow = uf.source("t", dataframe=_frame(spark, rows).coalesce(1)).map(label)
+    with pytest.raises(UdfRuntimeError, match="tag"):
+        flow.collect()

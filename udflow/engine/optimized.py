@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import networkx as nx
 
 from udflow.engine.cost import CostModel, Estimate
+from udflow.execution import execution_lines
 from udflow.flow import Flow, properties_of
 from udflow.plan import Cross, Match, Node, draw
 
@@ -179,6 +180,8 @@ class Optimized:
             lines += [f"  {line}" for line in barriers]
         lines.append("")
         lines.append(self._cost_breakdown(original, chosen))
+        lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
+        lines += [f"  {line}" for line in execution_lines(chosen.node)]
         return "\n".join(lines)
 
     def _search_summary(self) -> str:

@@ -5,7 +5,12 @@
     Source (rows)               createDataFrame with a schema inferred from every value
     Match, fn=None              native inner equi-join (a None key matches nothing)
     Cross, fn=None              native crossJoin
-    Filter                      mapInArrow: predicate per record, the batch filtered by the mask
+    Map, Reduce, Match/Cross    with a model: Spark Columns (native_ops, native_groups)
+    with fn
+    Filter                      an Arrow scalar UDF over its read set inside the plan (scalar);
+                                reads unknown: mapInArrow, the batch filtered by the mask
+    Map copying its records,    an Arrow scalar UDF returning a struct of its written fields,
+    at most one per call        the rest of the row native (scalar)
     Map forwarding its records  mapInArrow: fn per record, each row taken as often as fn emits it
     Map copying its records     mapInArrow: fn per record shown its fields read or written,
                                 each record emitted completed from its input row
@@ -59,7 +64,7 @@ from udflow import sources
 from udflow.errors import UdflowError
 from udflow.fields import output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import native_groups, native_ops
+from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.native import NotNative
 from udflow.spark_backend.schema import (
@@ -195,9 +200,14 @@ class Lowering:
         if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
             inp = self.lower(node.input, key)
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
+            if columns:
+                return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema)
         inp = self.lower(node.input)
+        struct = None if inp.pickled else scalar.struct_map(node, udf, inp.df, self._timezone())
+        if struct is not None:
+            return Lowered(struct, pickled=False)
         shown = None if inp.pickled else read_projection(node)
         if shown is not None:
             columns = [name for name in inp.df.schema.names if name in shown]
@@ -289,10 +299,34 @@ class Lowering:
     def _pairs(self, node: Match | Cross, left: DataFrame, joined: DataFrame, key: Optional[tuple]) -> Lowered:
         if node.fn is None:
             return Lowered(joined, pickled=False)  # concatenation {**l, **r}: the join's own output
+        native = self._native_pairs(node, joined)
+        if native is not None:
+            return native
         udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
         inp = Lowered(joined, pickled=False)
         run = executor.map_partitions
         return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
+
+    def _native_pairs(self, node: Match | Cross, joined: DataFrame) -> Optional[Lowered]:
+        """A Match/Cross function with a model, run natively over the joined row: its model is
+        a Map's over the concatenated pair (the two sides' fields are disjoint)."""
+        if not self.native:
+            return None
+        try:
+            model = properties_of(node).model
+        except Exception:  # noqa: BLE001 - no analysis result: Python
+            return None
+        if model is None:
+            return None
+        try:
+            where = f"{node.label}: {function_location(node.fn)}"
+            nonnull = _nonnull_fields(node.left) | _nonnull_fields(node.right)
+            df = native_ops.run(joined, model, where, nonnull)
+        except NotNative as why:
+            self.python_reasons[node.label] = str(why)
+            return None
+        self.native_labels.add(node.label)
+        return Lowered(df, pickled=False)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))

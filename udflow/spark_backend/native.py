@@ -589,3 +589,4 @@ _CALLS = {
     "float": _call_float,
     "int": _call_int,
 }
+NATIVE_CALLS = frozenset(_CALLS)  # the whitelisted calls (udflow.expr.FUNCTIONS) with a native form

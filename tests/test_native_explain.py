@@ -1,0 +1,82 @@
+"""`explain()` says how each operator runs on Spark, and why a Python one is Python (issue 12,
+item 3), for functions that almost fit the model's whitelist; the lowering agrees."""
+
+import inspect
+import re
+
+import pytest
+
+import udflow as uf
+from udflow.execution import how_it_runs
+from udflow.spark_backend.lower import Lowering
+
+ROWS = [{"k": i % 3, "name": f"N{i}", "price": float(i), "qty": i} for i in range(12)]
+
+
+def line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+def lowered_title(r):
+    return {**r, "name": r["name"].title()}  # str.title: not whitelisted
+
+
+def lowered_case(r):
+    return {**r, "name": r["name"].lower()}  # whitelisted, but no exact native form
+
+
+def keyword_round(r):
+    return {**r, "price": round(r["price"], ndigits=1)}  # a keyword argument: no term
+
+
+def regex_filter(r):
+    return re.match("N1", r["name"]) is not None
+
+
+def summed_in_a_loop(rows):
+    total = 0
+    for r in rows:
+        total += r["qty"]
+    yield {"k": 0, "total": total}
+
+
+def clean(r):
+    if r["qty"] > 2:
+        yield {**r, "value": r["price"] * r["qty"]}
+
+
+CASES = [
+    (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".title()"))),
+    (lowered_case, "map", "Python (scalar UDF)", "calls str.lower, which has no exact native form"),
+    (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),
+    (regex_filter, "filter", "Python (scalar UDF)", "line {}".format(line_of(regex_filter, "re.match"))),
+    (summed_in_a_loop, "reduce", "Python (batches)", "a loop (line {})".format(line_of(summed_in_a_loop, "for r"))),
+    (clean, "map", "native", ""),
+]
+
+
+def _flow(fn, kind):
+    src = uf.source("t", rows=ROWS)
+    if kind == "filter":
+        return src.filter(fn)
+    if kind == "reduce":
+        return src.reduce(["k"], fn)
+    return src.map(fn)
+
+
+@pytest.mark.parametrize("fn,kind,how,why", CASES, ids=[c[0].__name__ for c in CASES])
+def test_explain_says_how_each_operator_runs_and_why(fn, kind, how, why):
+    flow = _flow(fn, kind)
+    said = how_it_runs(flow.root)
+    assert said.startswith(how) and why in said, said
+    explained = uf.optimize(flow).explain()
+    assert f"{flow.root.label}" in explained.split("How the chosen plan runs on Spark")[1]
+
+
+@pytest.mark.parametrize("fn,kind,how,why", CASES, ids=[c[0].__name__ for c in CASES])
+def test_the_lowering_does_what_explain_says(spark, fn, kind, how, why):
+    flow = _flow(fn, kind)
+    lowering = Lowering(spark)
+    lowering.typed(flow.root)
+    assert (flow.root.label in lowering.native_labels) == (how == "native")

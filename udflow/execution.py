@@ -1,0 +1,97 @@
+"""How each operator of a plan runs on Spark, predicted from the models (no Spark needed).
+
+    native             Spark Columns from the function's model (`docs/native.md`): one
+                       Catalyst plan with its neighbours, predicates pushed into scans
+    Python (scalar)    a filter without a model: an Arrow scalar UDF over its read set,
+                       a predicate inside Catalyst's plan; a Map copying its record and
+                       emitting at most one: a scalar UDF returning its written fields
+    Python (batches)   everything else: the function per record or group over Arrow batches
+
+For a Python operator the reason is the construct that kept it there, with its
+line (`UdfProperties.model_reason`), or the call in its model that has no exact
+native form. A modelled operator may still fall back to Python at run time when
+a term has no exact native form for its input's types (float mixed with
+Decimal, say) or its input is pickled Python records; the lowering records why
+(`Lowering.python_reasons`).
+
+    >>> print("\\n".join(execution_lines(flow.root)))
+    Reduce[k](revenue)          native
+    Map(parse)                  Python (batches): calls re.match, not modelled (line 12)
+    Source(orders)              native scan
+"""
+
+from __future__ import annotations
+
+from udflow.analysis.model import Emit, FilterModel
+from udflow.expr import Call
+from udflow.fields import properties_of, read_projection
+from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Source
+
+
+def execution_lines(root: Node) -> list[str]:
+    """One line per operator, top down: how it runs and, if in Python, why."""
+    nodes = list(root.walk())
+    width = max(len(n.label) for n in nodes)
+    return [f"{n.label:<{width}}  {how_it_runs(n)}" for n in nodes]
+
+
+def how_it_runs(node: Node) -> str:
+    if isinstance(node, Source):
+        return "native scan"
+    if isinstance(node, (Match, Cross)) and node.fn is None:
+        return "native join"
+    if isinstance(node, Custom):
+        return "its operator type's own lowering" if node.op_type.spark is not None else "Python (batches): custom operator"
+    if isinstance(node, CoGroup):
+        return "Python (batches): CoGroup functions have no model"
+    try:
+        props = properties_of(node)
+    except Exception as exc:  # noqa: BLE001 - not analysed: it runs as written, in Python
+        return f"Python (batches): not analysed ({type(exc).__name__})"
+    if props.model is not None:
+        blocked = _python_only_call(props.model)
+        if blocked is None:
+            return "native"
+        why = blocked
+    else:
+        why = props.model_reason or "no model"
+    if isinstance(node, Map) and _reads_known(node) and (node.is_filter or _one_record_copy(props)):
+        return f"Python (scalar UDF): {why}"
+    return f"Python (batches): {why}"
+
+
+def _python_only_call(model) -> str | None:
+    """A call the model has but no native form gives exactly (e.g. str.lower: Python's and the
+    JVM's case tables differ), with the line of the case that makes it."""
+    from udflow.spark_backend.native import NATIVE_CALLS
+
+    for line, term in _terms_with_lines(model):
+        for t in term.walk():
+            if isinstance(t, Call) and t.name not in NATIVE_CALLS:
+                return f"calls {t.name}, which has no exact native form (line {line})"
+    return None
+
+
+def _terms_with_lines(model):
+    if isinstance(model, FilterModel):
+        yield model.line, model.predicate
+        return
+    for case in model.cases:
+        yield case.line, case.guard
+        if isinstance(case.emit, Emit):
+            for _, term in case.emit.fields:
+                yield case.line, term
+
+
+def _one_record_copy(props) -> bool:
+    """A Map the scalar path takes: `{**r, ...}` changing fields, removing none, at most one
+    record per call (`spark_backend.scalar`; its written fields' types come from a sample)."""
+    return bool(props.writes) and props.changed == props.writes and props.emits[1] is not None \
+        and props.emits[1] <= 1
+
+
+def _reads_known(node: Map) -> bool:
+    try:
+        return bool(read_projection(node))
+    except Exception:  # noqa: BLE001 - unknown reads: the batch path
+        return False

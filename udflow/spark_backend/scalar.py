@@ -1,0 +1,135 @@
+"""The Python that remains, as Spark runs Python best: Arrow scalar UDFs inside Catalyst's plan.
+
+    filter without a model      df.filter(pred(read columns))
+    Map without a model that    df.withColumn(out, fn(read/written columns))   struct<emitted, written...>
+    copies its record ({**r,     .filter(out.emitted)                          when it may emit nothing
+    ...}) and emits at most      .withColumns({f: out.f for f in written})
+    one record
+
+Both are `F.arrow_udf`s: the function sees the fields it reads (and writes) as
+a dict per row, exactly as the batch path shows them (`pyarrow` `to_pylist`),
+and Spark keeps the rest of the row native, places the filter and prunes the
+columns around it. The written fields' types come from a sample of the
+function's output on its input's first rows (`schema.output_schema`), or from
+`@output_types(...)` (`udflow.spark_backend.output_types`); a value that does not fit its type raises naming the field.
+A Map whose written fields cannot be typed from the sample (every value None,
+or no input row), that removes a field, or that is impure keeps the batch path.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.types import BooleanType, StructField, StructType
+
+from udflow.fields import properties_of, read_projection
+from udflow.plan import Map, function_location
+from udflow.spark_backend.schema import declared_types, output_schema
+from udflow.spark_backend.udf import Udf
+
+EMITTED = "__udflow_emitted"
+OUT = "__udflow_out"
+SAMPLE_ROWS = 200
+
+
+def predicate(node: Map, udf: Udf, columns: list[str]) -> Column:
+    """A filter as a predicate column over `columns` (an impure one is marked nondeterministic,
+    so Spark neither moves nor repeats it)."""
+    test = F.arrow_udf(_predicate_on_arrays(udf, columns), BooleanType())
+    if not properties_of(node).pure:
+        test = test.asNondeterministic()
+    return test(*[_col(c) for c in columns])
+
+
+def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[DataFrame]:
+    """The Map as a struct-returning scalar UDF with the rest of the row native, or None when
+    it does not qualify (see the module docstring)."""
+    props = properties_of(node)
+    shown = read_projection(node)
+    if shown is None or props.changed is None or props.changed != props.writes or not props.writes:
+        return None
+    if props.emits[1] is None or props.emits[1] > 1:
+        return None
+    columns = [n for n in df.schema.names if n in shown]
+    written = _written_schema(node, udf, df, columns, props.writes)
+    if written is None:
+        return None
+    names = written.names
+    arrow_types = [to_arrow_type(f.dataType, timezone=timezone) for f in written.fields]
+    returned = StructType([StructField(EMITTED, BooleanType(), False), *written.fields])
+    call = F.arrow_udf(_map_on_arrays(udf, columns, names, arrow_types), returned)
+    out = df.withColumn(OUT, call(*[_col(c) for c in columns]))
+    if props.emits[0] == 0:
+        out = out.filter(F.col(f"{OUT}.{EMITTED}"))
+    return out.withColumns({n: F.col(OUT).getField(n) for n in names}).drop(OUT)
+
+
+def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writes) -> Optional[StructType]:
+    """The written fields' types from the function's output on the input's first rows."""
+    from udflow.spark_backend.udf import translated
+
+    with translated():
+        rows = df.select(*[_col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
+    sample = [{n: r[n] for n in r if n in writes} for row in rows for r in udf.on_row(row, row)]
+    order = {n: None for r in sample for n in r}
+    sample = [{n: r.get(n) for n in order} for r in sample]
+    schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=False,
+                              input_schema=df.schema, known_fields=frozenset(writes),
+                              declared=declared_types(node.fn))
+    return schema
+
+
+def _predicate_on_arrays(udf: Udf, columns: list[str]) -> Callable:
+    def run(*arrays: pa.Array) -> pa.Array:
+        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
+        return pa.array([udf.test(row) for row in rows], pa.bool_())
+
+    return run
+
+
+def _map_on_arrays(udf: Udf, columns: list[str], names: list[str], types: list) -> Callable:
+    def run(*arrays: pa.Array) -> pa.Array:
+        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
+        emitted, values = [], {n: [] for n in names}
+        for row in rows:
+            out = udf.on_row(row, row)
+            emitted.append(bool(out))
+            for n in names:
+                values[n].append(_field(udf, out[0], n, row) if out else None)
+        parts = [pa.array(emitted, pa.bool_())]
+        for n, t in zip(names, types):
+            parts.append(_typed(udf, n, values[n], t))
+        return pa.StructArray.from_arrays(parts, names=[EMITTED, *names])
+
+    return run
+
+
+def _field(udf: Udf, record: dict, name: str, row: dict):
+    if name not in record:
+        raise udf.fail(f"emitted a record without field {name!r}, which its other records have", row)
+    return record[name]
+
+
+def _typed(udf: Udf, name: str, values: list, arrow_type) -> pa.Array:
+    try:
+        return pa.array(values, arrow_type)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        bad = next((v for v in values if not _fits(v, arrow_type)), None)
+        raise udf.fail(f"set field {name!r} to {bad!r}, which does not fit {arrow_type}, the type a sample "
+                       "of its output gave; declare its type with @udflow.spark_backend.output_types", {name: bad}) from None
+
+
+def _fits(value, arrow_type) -> bool:
+    try:
+        pa.array([value], arrow_type)
+        return True
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return False
+
+
+def _col(name: str) -> Column:
+    return F.col("`" + name.replace("`", "``") + "`")
