@@ -332,3 +332,26 @@ def test_ansi_mode_does_not_change_what_a_native_operator_returns_or_raises(spar
             assert spark.conf.get("spark.sql.ansi.enabled") == ansi  # udflow left it as it was
     finally:
         spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+def test_a_python_filter_never_sees_a_record_an_earlier_filter_drops(spark):
+    """Spark merges adjacent deterministic filters and then runs every Python UDF of the
+    condition on every row: udflow pins its Python filters and maps where they stand."""
+    import re
+
+    def named(r):
+        return r["s"] is not None  # native
+
+    def starts_with_a(r):
+        return re.match("a", r["s"]) is not None  # Python; raises TypeError on None
+
+    def tagged(r):
+        return {**r, "tag": re.sub("b", "B", r["s"])}  # Python (struct UDF); raises on None
+
+    rows = _groups()
+    rows[1] = {**rows[1], "s": None}
+    flow = uf.source("t", dataframe=_frame(spark, rows)).filter(named).filter(starts_with_a)
+    assert sorted(r["s"] for r in flow.collect()) == sorted(r["s"] for r in rows if r["s"] and r["s"][0] == "a")
+    mapped = uf.source("t", dataframe=_frame(spark, rows)).filter(named).map(tagged).filter(
+        lambda r: r["tag"] != "")
+    assert len(mapped.collect()) == len([r for r in rows if r["s"]])

@@ -365,6 +365,15 @@ def _compare_engines(results: list[dict], sample: int, reference_only: list[str]
     return out
 
 
+def _gain(speedup) -> str:
+    """The estimated gain, never rounded into one that is not there (issue 15, item 3)."""
+    if not speedup or speedup <= 1 + 1e-6:
+        return " (the plan as written: no plan is estimated cheaper)"
+    if speedup < 1.01:
+        return f" (estimated {100 * (speedup - 1):.2g}% cheaper than as written)"
+    return f" (estimated {speedup:.2f}x cheaper than as written)"
+
+
 def cmd_run(args) -> int:
     import time
 
@@ -376,8 +385,7 @@ def cmd_run(args) -> int:
                          "--mode ignore, or choose another path")
     ref, flow, outcome = _one(args)
     best = best_flow(flow.root, outcome)
-    print(f"{ref.name}: {outcome['alternatives']} alternatives, chosen plan"
-          + (f" (estimated {outcome['speedup']:.2f}x cheaper than as written)" if outcome.get("speedup") else "")
+    print(f"{ref.name}: {outcome['alternatives']} alternatives, chosen plan{_gain(outcome.get('speedup'))}"
           + f":\n{outcome['best_text']}\n")
     spark = _spark_session(args.master, args.conf)
     started = time.perf_counter()

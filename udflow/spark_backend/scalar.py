@@ -6,7 +6,9 @@
     ...}) and emits at most      .withColumns({f: out.f for f in written})
     one record
 
-Both are `F.arrow_udf`s: the function sees the fields it reads (and writes) as
+Both are `F.arrow_udf`s marked nondeterministic, so that Spark evaluates them
+where udflow put them, on the rows that reach them (never merged into an
+earlier filter's condition). The function sees the fields it reads (and writes) as
 a dict per row, exactly as the batch path shows them (`pyarrow` `to_pylist`),
 and Spark keeps the rest of the row native, places the filter and prunes the
 columns around it. The written fields' types come from a sample of the
@@ -37,12 +39,18 @@ SAMPLE_ROWS = 200
 
 
 def predicate(node: Map, udf: Udf, columns: list[str]) -> Column:
-    """A filter as a predicate column over `columns` (an impure one is marked nondeterministic,
-    so Spark neither moves nor repeats it)."""
-    test = F.arrow_udf(_predicate_on_arrays(udf, columns), BooleanType())
-    if not properties_of(node).pure:
-        test = test.asNondeterministic()
+    """A filter as a predicate column over `columns`, pinned (see `_pinned`)."""
+    test = _pinned(F.arrow_udf(_predicate_on_arrays(udf, columns), BooleanType()))
     return test(*[_col(c) for c in columns])
+
+
+def _pinned(udf_function):
+    """Marked nondeterministic, so that Catalyst keeps it where udflow put it: a deterministic
+    Python filter is merged with the filters below it into one condition, and Spark then runs
+    every Python UDF of that condition on every row before filtering, so a function would see
+    (and may raise on) records an earlier filter drops, and a selective filter placed first by
+    the optimizer would no longer spare the costly one its rows."""
+    return udf_function.asNondeterministic()
 
 
 def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[DataFrame]:
@@ -61,7 +69,7 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[Da
     names = written.names
     arrow_types = [to_arrow_type(f.dataType, timezone=timezone) for f in written.fields]
     returned = StructType([StructField(EMITTED, BooleanType(), False), *written.fields])
-    call = F.arrow_udf(_map_on_arrays(udf, columns, names, arrow_types), returned)
+    call = _pinned(F.arrow_udf(_map_on_arrays(udf, columns, names, arrow_types), returned))
     out = df.withColumn(OUT, call(*[_col(c) for c in columns]))
     if props.emits[0] == 0:
         out = out.filter(F.col(f"{OUT}.{EMITTED}"))
