@@ -22,7 +22,7 @@ Decimal, say) or its input is pickled Python records; the lowering records why
 
 from __future__ import annotations
 
-from udflow.analysis.model import Emit, FilterModel
+from udflow.analysis.model import case_terms
 from udflow.expr import Call
 from udflow.fields import properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Source
@@ -82,22 +82,11 @@ def _python_only_call(model) -> str | None:
     JVM's case tables differ), with the line of the case that makes it."""
     from udflow.spark_backend.native import NATIVE_CALLS
 
-    for line, term in _terms_with_lines(model):
+    for line, term in case_terms(model):
         for t in term.walk():
             if isinstance(t, Call) and t.name not in NATIVE_CALLS:
                 return f"calls {t.name}, which has no exact native form (line {line})"
     return None
-
-
-def _terms_with_lines(model):
-    if isinstance(model, FilterModel):
-        yield model.line, model.predicate
-        return
-    for case in model.cases:
-        yield case.line, case.guard
-        if isinstance(case.emit, Emit):
-            for _, term in case.emit.fields:
-                yield case.line, term
 
 
 def _one_record_copy(props) -> bool:

@@ -98,14 +98,8 @@ class ReduceModel:
 
     def aggregates(self) -> tuple:
         """Every distinct `Agg` of the cases, in order of appearance."""
-        found: dict = {}
-        for case in self.cases:
-            terms = [case.guard] + ([t for _, t in case.emit.fields] if isinstance(case.emit, Emit) else [])
-            for term in terms:
-                for t in term.walk():
-                    if isinstance(t, Agg):
-                        found.setdefault(t, None)
-        return tuple(found)
+        found = (t for _, term in case_terms(self) for t in term.walk() if isinstance(t, Agg))
+        return tuple(dict.fromkeys(found))
 
     def __str__(self) -> str:
         return "\n".join(str(c).replace("{**r", "{**rows[0]") for c in self.cases)
@@ -153,19 +147,21 @@ def _emitted(emit, record) -> list:
     return [out]
 
 
+def case_terms(model):
+    """(line, term) for every guard and emitted field of the model, in order."""
+    if isinstance(model, FilterModel):
+        yield model.line, model.predicate
+        return
+    for case in model.cases:
+        yield case.line, case.guard
+        if isinstance(case.emit, Emit):
+            for _, term in case.emit.fields:
+                yield case.line, term
+
+
 def fields_read(model) -> frozenset:
     """The input fields the model's terms read (for a Reduce: inside its aggregates and rows[0])."""
-    if isinstance(model, FilterModel):
-        terms = [model.predicate]
-    else:
-        terms = [t for c in model.cases for t in
-                 [c.guard] + ([v for _, v in c.emit.fields] if isinstance(c.emit, Emit) else [])]
-    out = set()
-    for term in terms:
-        for t in term.walk():
-            if isinstance(t, (Field, First)):
-                out.add(t.name)
-    return frozenset(out)
+    return frozenset(t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, (Field, First)))
 
 
 def describe(model: Optional[Any]) -> str:

@@ -66,7 +66,7 @@ from udflow.fields import output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
-from udflow.spark_backend.native import NotNative
+from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.schema import (
     clashing_keys,
     common_key_type,
@@ -82,11 +82,6 @@ SAMPLE_SIZE = 1000
 BLOB_SCHEMA = StructType([StructField(BLOB, BinaryType(), False)])
 KEYED_BLOB_SCHEMA = StructType([StructField(KEY, BinaryType(), False), StructField(BLOB, BinaryType(), False)])
 JOIN_HINTS = ("broadcast_left", "broadcast_right", "shuffle")
-
-
-def col(name: str) -> Column:
-    """A column by its exact name (dots and other characters included)."""
-    return F.col("`" + name.replace("`", "``") + "`")
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,11 @@ PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace(
 STRIP_PATTERN = f"^[{PY_WHITESPACE}]+|[{PY_WHITESPACE}]+$"
 
 
+def col(name: str) -> Column:
+    """A column by its exact name (dots and other characters included)."""
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
 class NotNative(Exception):
     """The term has no exact native form here; the reason says which construct."""
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel, fields_read
+from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.expr import Agg, Expr, Field, First, transform
 from udflow.spark_backend.native import (
     DECIMAL_DIGITS,
@@ -54,6 +54,7 @@ from udflow.spark_backend.native import (
     NativeLowering,
     NotNative,
     Typed,
+    col,
     family_of,
 )
 from udflow.spark_backend.native_ops import run_map
@@ -78,16 +79,16 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     aggs = model.aggregates()
     lowered = [_aggregate(df, rows, agg, f"__udflow_agg{i}", agg in model.eager) for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
-    firsts = list(df.columns) if copies else sorted(_first_names(model))
+    firsts = list(df.columns) if copies else sorted({t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)})
     columns = [c for a in lowered for c in a.columns]
     from_key = _exact_key_fields(df, key)  # rows[0][k] is the group's own key value
     from_struct = [n for n in firsts if n not in from_key]
     if from_struct:
-        columns.append(F.first(F.struct(*[_col(n) for n in from_struct])).alias(FIRST))
-    grouped = df.groupBy(*[_col(k) for k in key]).agg(*columns) if columns else df.groupBy(*[_col(k) for k in key]).count()
+        columns.append(F.first(F.struct(*[col(n) for n in from_struct])).alias(FIRST))
+    grouped = df.groupBy(*[col(k) for k in key]).agg(*columns) if columns else df.groupBy(*[col(k) for k in key]).count()
     helper = [c for c in grouped.columns if c.startswith("__udflow_agg")]
-    one_row = grouped.select(*[_col(n) if n in from_key else F.col(f"{FIRST}.`{n}`").alias(n) for n in firsts],
-                             *[_col(c) for c in helper])
+    one_row = grouped.select(*[col(n) if n in from_key else F.col(f"{FIRST}.`{n}`").alias(n) for n in firsts],
+                             *[col(c) for c in helper])
     checks = {a.alias: [(F.col(cond), message) for cond, message in a.checks] for a in lowered}
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
@@ -119,14 +120,6 @@ def _over_one_row(model: ReduceModel, names: dict) -> RecordModel:
 
     cases = tuple(Case(transform(c.guard, leaf), emit(c.emit), c.line) for c in model.cases)
     return RecordModel(cases, model.line)
-
-
-def _first_names(model: ReduceModel) -> set:
-    names = set()
-    for case in model.cases:
-        terms = [case.guard] + ([t for _, t in case.emit.fields] if isinstance(case.emit, Emit) else [])
-        names |= {t.name for term in terms for t in term.walk() if isinstance(t, First)}
-    return names
 
 
 def _aggregate(df: DataFrame, rows: NativeLowering, agg: Agg, alias: str, eager: bool) -> Aggregated:
@@ -197,7 +190,3 @@ def _null_count(x: Typed, kept: Column, alias: str, message: str) -> tuple:
         return (), ()
     flag = (F.count(F.when(kept & x.column.isNull(), F.lit(1))) > 0).alias(alias + "_none")
     return (flag,), ((alias + "_none", message),)
-
-
-def _col(name: str) -> Column:
-    return F.col("`" + name.replace("`", "``") + "`")

@@ -30,6 +30,7 @@ from pyspark.sql.types import BooleanType, StructField, StructType
 
 from udflow.fields import properties_of, read_projection
 from udflow.plan import Map, function_location
+from udflow.spark_backend.native import col
 from udflow.spark_backend.schema import declared_types, output_schema
 from udflow.spark_backend.udf import Udf
 
@@ -41,7 +42,7 @@ SAMPLE_ROWS = 200
 def predicate(node: Map, udf: Udf, columns: list[str]) -> Column:
     """A filter as a predicate column over `columns`, pinned (see `_pinned`)."""
     test = _pinned(F.arrow_udf(_predicate_on_arrays(udf, columns), BooleanType()))
-    return test(*[_col(c) for c in columns])
+    return test(*[col(c) for c in columns])
 
 
 def _pinned(udf_function):
@@ -70,7 +71,7 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[Da
     arrow_types = [to_arrow_type(f.dataType, timezone=timezone) for f in written.fields]
     returned = StructType([StructField(EMITTED, BooleanType(), False), *written.fields])
     call = _pinned(F.arrow_udf(_map_on_arrays(udf, columns, names, arrow_types), returned))
-    out = df.withColumn(OUT, call(*[_col(c) for c in columns]))
+    out = df.withColumn(OUT, call(*[col(c) for c in columns]))
     if props.emits[0] == 0:
         out = out.filter(F.col(f"{OUT}.{EMITTED}"))
     return out.withColumns({n: F.col(OUT).getField(n) for n in names}).drop(OUT)
@@ -81,7 +82,7 @@ def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writ
     from udflow.spark_backend.udf import translated
 
     with translated():  # the function fails on a sampled row: the run fails there too
-        rows = df.select(*[_col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
+        rows = df.select(*[col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
         sample = [{n: r[n] for n in r if n in writes} for row in rows for r in udf.on_row(row, row)]
     order = {n: None for r in sample for n in r}
     sample = [{n: r.get(n) for n in order} for r in sample]
@@ -137,7 +138,3 @@ def _fits(value, arrow_type) -> bool:
         return True
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return False
-
-
-def _col(name: str) -> Column:
-    return F.col("`" + name.replace("`", "``") + "`")
