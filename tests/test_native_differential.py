@@ -163,6 +163,8 @@ def native_error(table, column, row_id) -> str:
 @given(batch=st.lists(st.one_of(terms, typed_terms), min_size=120, max_size=120))
 def test_native_terms_agree_with_python(table, batch):
     from udflow import UdfRuntimeError
+    from pyspark.sql import functions as F
+
     from udflow.spark_backend.native import NativeLowering, NotNative
     from udflow.spark_backend.udf import translated
 
@@ -170,7 +172,7 @@ def test_native_terms_agree_with_python(table, batch):
     columns, outcomes = {}, {}
     for k, term in enumerate(batch):
         try:
-            columns[k] = lowering.lower(term).column
+            columns[k] = F.expr(lowering.lower(term).sql)
         except NotNative:
             STATS["not native"] += 1
             continue

@@ -80,7 +80,7 @@ def how_it_runs(node: Node) -> str:
 def _python_only_call(model) -> str | None:
     """A call the model has but no native form gives exactly (e.g. str.lower: Python's and the
     JVM's case tables differ), with the line of the case that makes it."""
-    from udflow.spark_backend.native import NATIVE_CALLS
+    from udflow.spark_backend.native_calls import NATIVE_CALLS
 
     for line, term in case_terms(model):
         for t in term.walk():

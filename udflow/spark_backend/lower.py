@@ -49,8 +49,6 @@ pickled records directly. `Lowering` remembers what it persisted so that
 
 from __future__ import annotations
 
-import functools
-import operator
 import pickle
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -67,6 +65,7 @@ from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.native import NotNative, col
+from udflow.spark_backend.sql import ident
 from udflow.spark_backend.schema import (
     clashing_keys,
     common_key_type,
@@ -168,7 +167,7 @@ class Lowering:
             df = self.csv(node)
         else:
             df = self.spark.read.parquet(node.path)
-        return df.select([col(c).alias(node.prefix + c) for c in node.columns])
+        return df.selectExpr(*[f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
 
     def csv(self, node: Source) -> DataFrame:
         """A CSV read with the source's types (declared or inferred when it was built), as the
@@ -284,7 +283,7 @@ class Lowering:
 
     def match(self, node: Match, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, *self._hinted(node))
-        on = functools.reduce(operator.and_, [col(a) == col(b) for a, b in zip(node.left_key, node.right_key)])
+        on = F.expr(" AND ".join(f"{ident(a)} = {ident(b)}" for a, b in zip(node.left_key, node.right_key)))
         return self._pairs(node, left, left.join(right, on, "inner"), key)
 
     def cross(self, node: Cross, key: Optional[tuple]) -> Lowered:

@@ -42,22 +42,16 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.expr import Agg, Expr, Field, First, transform
-from udflow.spark_backend.native import (
-    DECIMAL_DIGITS,
-    INT_MAX,
-    INT_MIN,
-    NativeLowering,
-    NotNative,
-    Typed,
-    col,
-    family_of,
-)
+from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
+from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
+from udflow.spark_backend.native_types import DECIMAL_DIGITS, INT_MAX, INT_MIN
+from udflow.spark_backend.sql import ident, literal
 
 FIRST = "__udflow_first"
 MIN_MAX_FAMILIES = ("int", "str", "date", "decimal", "bool")
@@ -68,28 +62,31 @@ class Aggregated:
     """One aggregate's columns in groupBy().agg: its value, and the errors it raises where used."""
 
     alias: str
-    columns: tuple  # Column expressions aliased, for .agg(...)
+    columns: tuple  # ((name, SQL aggregate expression), ...) for .agg(...)
     checks: tuple  # ((condition over the aggregated row, message), ...)
     nonnull: bool
 
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset) -> DataFrame:
     """The Reduce natively; NotNative when an aggregate or a term has no exact native form."""
-    rows = NativeLowering(df.schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False)
+    schema = df.schema
+    rows = NativeLowering(schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False)
     aggs = model.aggregates()
-    lowered = [_aggregate(df, rows, agg, f"__udflow_agg{i}", agg in model.eager) for i, agg in enumerate(aggs)]
+    lowered = [_aggregate(rows, agg, f"__udflow_agg{i}", agg in model.eager) for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
-    firsts = list(df.columns) if copies else sorted({t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)})
-    columns = [c for a in lowered for c in a.columns]
-    from_key = _exact_key_fields(df, key)  # rows[0][k] is the group's own key value
+    firsts = list(schema.names) if copies else sorted({t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)})
+    columns = [f"{text} AS {name}" for a in lowered for name, text in a.columns]
+    from_key = _exact_key_fields(schema, key)  # rows[0][k] is the group's own key value
     from_struct = [n for n in firsts if n not in from_key]
     if from_struct:
-        columns.append(F.first(F.struct(*[col(n) for n in from_struct])).alias(FIRST))
-    grouped = df.groupBy(*[col(k) for k in key]).agg(*columns) if columns else df.groupBy(*[col(k) for k in key]).count()
-    helper = [c for c in grouped.columns if c.startswith("__udflow_agg")]
-    one_row = grouped.select(*[col(n) if n in from_key else F.col(f"{FIRST}.`{n}`").alias(n) for n in firsts],
-                             *[col(c) for c in helper])
-    checks = {a.alias: [(F.col(cond), message) for cond, message in a.checks] for a in lowered}
+        fields = ", ".join(f"{literal(n)}, {ident(n)}" for n in from_struct)
+        columns.append(f"first(named_struct({fields})) AS {FIRST}")
+    keys = [F.expr(ident(k)) for k in key]
+    grouped = df.groupBy(*keys).agg(*[F.expr(c) for c in columns]) if columns else df.groupBy(*keys).count()
+    helper = [name for a in lowered for name, _ in a.columns]
+    one_row = grouped.selectExpr(*[ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts],
+                                 *[ident(c) for c in helper])
+    checks = {a.alias: [(ident(cond), message) for cond, message in a.checks] for a in lowered}
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
         checked=checks,
@@ -99,11 +96,11 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     return out.drop(*helper) if copies else out
 
 
-def _exact_key_fields(df: DataFrame, key: tuple) -> frozenset:
+def _exact_key_fields(schema, key: tuple) -> frozenset:
     """Key fields whose every record in a group holds the group's key value exactly: not floats
     (Spark groups 0.0 with -0.0 and every NaN together). These need no `first(struct(...))`,
     which Spark cannot hash-aggregate."""
-    types = {f.name: f.dataType for f in df.schema.fields}
+    types = {f.name: f.dataType for f in schema.fields}
     return frozenset(k for k in key if family_of(types[k]) in ("int", "str", "date", "decimal", "bool"))
 
 
@@ -122,71 +119,70 @@ def _over_one_row(model: ReduceModel, names: dict) -> RecordModel:
     return RecordModel(cases, model.line)
 
 
-def _aggregate(df: DataFrame, rows: NativeLowering, agg: Agg, alias: str, eager: bool) -> Aggregated:
+def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool) -> Aggregated:
     """The aggregate's columns over the group's records, with Python's semantics."""
-    before = rows._guards_made
+    before = rows.guards_made
     cond = rows.predicate(agg.rows.where) if agg.rows.where is not None else None
     x = rows.lower(agg.rows.elem) if agg.rows.elem is not None else None
-    if rows._guards_made > before and not eager:
+    if rows.guards_made > before and not eager:
         raise NotNative(f"{agg} may raise on a record and Python computes it on some paths only")
-    kept = cond if cond is not None else F.lit(True)
+    kept = cond if cond is not None else "TRUE"
     if agg.fn == "count":
-        return Aggregated(alias, (F.count(F.when(kept, F.lit(1))).alias(alias),), (), True)
+        return Aggregated(alias, ((alias, f"count(CASE WHEN {kept} THEN 1 END)"),), (), True)
     if agg.fn == "sum":
-        scale = df.select(x.column.alias("x")).schema["x"].dataType.scale if x.family == "decimal" else 0
-        return _sum(agg, x, cond, kept, alias, scale)
+        return _sum(agg, x, cond, kept, alias)
     return _min_max(agg, x, cond, kept, alias)
 
 
-def _sum(agg: Agg, x: Typed, cond, kept: Column, alias: str, scale: int) -> Aggregated:
+def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     nulls, null_check = _null_count(x, kept, alias, "TypeError: None in sum (0 + None)")
     if x.family in ("int", "bool"):
-        total = F.coalesce(F.sum(F.when(kept, x.column.cast("long")).cast("decimal(38,0)")),
-                           F.lit(0).cast("decimal(38,0)"))
-        overflow = (total > INT_MAX) | (total < INT_MIN)
-        return Aggregated(alias, (F.when(overflow, F.lit(None)).otherwise(total.cast("long")).alias(alias),
-                                  overflow.alias(alias + "_big"), *nulls),
+        total = f"coalesce(sum(CAST(CASE WHEN {kept} THEN CAST({x.sql} AS BIGINT) END AS DECIMAL(38,0))), CAST(0 AS DECIMAL(38,0)))"
+        overflow = f"({total} > {INT_MAX} OR {total} < {INT_MIN})"
+        return Aggregated(alias, ((alias, f"CASE WHEN {overflow} THEN NULL ELSE CAST({total} AS BIGINT) END"),
+                                  (alias + "_big", overflow), *nulls),
                           ((alias + "_big", "int overflow past 64 bits in sum"), *null_check), True)
     if cond is not None:
         raise NotNative(f"{agg}: with an `if` that may leave no value Python's sum is the int 0")
     if x.family == "float":
         if sys.version_info >= (3, 12):
             raise NotNative("Python 3.12's sum of floats compensates rounding (no native form)")
-        fold = F.aggregate(F.collect_list(x.column), F.lit(0.0).cast("double"), lambda acc, v: acc + v)
-        return Aggregated(alias, (fold.alias(alias), *nulls), tuple(null_check), True)
+        fold = f"aggregate(collect_list({x.sql}), CAST(0.0 AS DOUBLE), (acc, v) -> acc + v)"
+        return Aggregated(alias, ((alias, fold), *nulls), tuple(null_check), True)
     if x.family == "decimal":
-        return _decimal_sum(x, scale, alias, nulls, null_check)
+        return _decimal_sum(x, alias, nulls, null_check)
     raise NotNative(f"sum over {x.family} values")
 
 
-def _decimal_sum(x: Typed, scale: int, alias: str, nulls: tuple, null_check: tuple) -> Aggregated:
-    """Exact while every running total fits Python's 28 digits: bounded by the sum of |x|."""
-    limit = F.lit(str(10 ** (DECIMAL_DIGITS - scale))).cast("decimal(38,0)")
-    wide = F.coalesce(F.sum(F.abs(x.column)) >= limit, F.lit(True))  # null: Spark's own overflow
-    return Aggregated(alias, (F.sum(x.column).alias(alias), wide.alias(alias + "_wide"), *nulls),
+def _decimal_sum(x: Typed, alias: str, nulls: tuple, null_check: tuple) -> Aggregated:
+    """Exact while every running total fits Python's 28 digits: bounded by the sum of |x|.
+    Spark sums decimal(p, s) as decimal(p + 10, s) (at most 38 digits): the scale is kept."""
+    scale = x.decimal[1]
+    limit = power_of_ten(DECIMAL_DIGITS - scale, scale)
+    wide = f"coalesce(sum(abs({x.sql})) >= {limit}, TRUE)"  # null: Spark's own overflow
+    return Aggregated(alias, ((alias, f"sum({x.sql})"), (alias + "_wide", wide), *nulls),
                       ((alias + "_wide", "a Decimal sum past 28 digits (Python's context would round it)"),
                        *null_check), True)
 
 
-def _min_max(agg: Agg, x: Typed, cond, kept: Column, alias: str) -> Aggregated:
+def _min_max(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     if x.family not in MIN_MAX_FAMILIES:
         raise NotNative(f"{agg.fn} over {x.family} values")
-    pick = F.min if agg.fn == "min" else F.max
-    count = F.count(F.when(kept, F.lit(1)))
-    columns = [pick(F.when(kept, x.column)).alias(alias)]
+    count = f"count(CASE WHEN {kept} THEN 1 END)"
+    columns = [(alias, f"{agg.fn}(CASE WHEN {kept} THEN {x.sql} END)")]
     checks = []
     if x.nullable:
-        nulls = F.count(F.when(kept & x.column.isNull(), F.lit(1)))
-        columns.append(((nulls > 0) & (count > 1)).alias(alias + "_none"))
+        nulls = f"count(CASE WHEN {kept} AND {x.sql} IS NULL THEN 1 END)"
+        columns.append((alias + "_none", f"({nulls} > 0 AND {count} > 1)"))
         checks.append((alias + "_none", f"TypeError: None compared in {agg.fn}()"))
     if cond is not None:
-        columns.append((count == 0).alias(alias + "_empty"))
+        columns.append((alias + "_empty", f"({count} = 0)"))
         checks.append((alias + "_empty", f"ValueError: {agg.fn}() arg is an empty sequence"))
     return Aggregated(alias, tuple(columns), tuple(checks), not x.nullable)
 
 
-def _null_count(x: Typed, kept: Column, alias: str, message: str) -> tuple:
+def _null_count(x: Typed, kept: str, alias: str, message: str) -> tuple:
     if not x.nullable:
         return (), ()
-    flag = (F.count(F.when(kept & x.column.isNull(), F.lit(1))) > 0).alias(alias + "_none")
-    return (flag,), ((alias + "_none", message),)
+    flag = f"(count(CASE WHEN {kept} AND {x.sql} IS NULL THEN 1 END) > 0)"
+    return ((alias + "_none", flag),), ((alias + "_none", message),)

@@ -17,10 +17,10 @@ different types, is `NotNative` too: a DataFrame has one schema.
 from __future__ import annotations
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from udflow.analysis.model import RAISES, Emit, FilterModel, RecordModel, fields_read
 from udflow.spark_backend.native import NativeLowering, NotNative
+from udflow.spark_backend.sql import case, ident, literal
 
 CASE = "__udflow_case"
 
@@ -42,42 +42,43 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> Data
         return kept
     names, copies = next(iter(shape))
     values = {name: _field_value(lowering, model, emitting, name) for name in names}
-    if copies:
-        return kept.withColumns(values) if values else kept
-    return kept.select(*[values[n].alias(n) for n in names])
+    if not values:
+        return kept
+    if copies:  # the input's columns in place, a written one replaced, new ones after
+        columns = [f"{values.pop(c)} AS {ident(c)}" if c in values else ident(c) for c in df.columns]
+        return kept.selectExpr(*columns, *[f"{v} AS {ident(n)}" for n, v in values.items()])
+    return kept.selectExpr(*[f"{values[n]} AS {ident(n)}" for n in names])
 
 
-def _keep(lowering: NativeLowering, model: RecordModel):
+def _keep(lowering: NativeLowering, model: RecordModel) -> str:
     """Whether a row's first matching case emits a record (a case that raises, raises)."""
     if len(model.cases) == 1 and isinstance(model.cases[0].emit, Emit):
         lowering.line = model.cases[0].line
         return lowering.predicate(model.cases[0].guard)
-    keep = None
-    for case in model.cases:
-        lowering.line = case.line
+    branches = []
+    for c in model.cases:
+        lowering.line = c.line
         outcome = lowering.error("TypeError: the function returned None, expected a dict") \
-            if case.emit == RAISES else F.lit(isinstance(case.emit, Emit))
-        test = lowering.predicate(case.guard)
-        keep = F.when(test, outcome) if keep is None else keep.when(test, outcome)
-    return keep.otherwise(F.lit(False))
+            if c.emit == RAISES else literal(isinstance(c.emit, Emit))
+        branches.append((lowering.predicate(c.guard), outcome))
+    return case(branches, "FALSE")
 
 
-def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: str):
+def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: str) -> str:
     typed = []
-    for _, case in emitting:
-        lowering.line = case.line
-        typed.append((case, lowering.lower(dict(case.emit.fields)[name])))
+    for _, c in emitting:
+        lowering.line = c.line
+        typed.append((c, lowering.lower(dict(c.emit.fields)[name])))
     families = {t.family for _, t in typed} - {"none"}
     if len(families) > 1:
         raise NotNative(f"field {name} gets values of types {', '.join(sorted(families))}")
     if len(typed) == 1 and len(model.cases) == 1:
-        return typed[0][1].column
-    value = None
-    for case, t in typed:  # guards again: the first matching case among those kept emits
-        lowering.line = case.line
-        test = lowering.predicate(case.guard)
-        value = F.when(test, t.column) if value is None else value.when(test, t.column)
-    return value
+        return typed[0][1].sql
+    branches = []
+    for c, t in typed:  # guards again: the first matching case among those kept emits
+        lowering.line = c.line
+        branches.append((lowering.predicate(c.guard), t.sql))
+    return case(branches[:-1], branches[-1][1]) if len(branches) == len(model.cases) else case(branches, "NULL")
 
 
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> DataFrame:
@@ -89,4 +90,3 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> D
     if isinstance(model, RecordModel):
         return run_map(df, model, lowering)
     raise NotNative(f"no native form for a {type(model).__name__}")
-

@@ -35,7 +35,9 @@ from udflow.sources import SourceValueError
 RECORD_REPR_LIMIT = 500
 BLOB = "__udflow_record"
 KEY = "__udflow_key"
-_MARKER = re.compile(r"<<udflow:([A-Za-z0-9+/=]+):udflow>>")
+# base64 chunks joined by "." (native errors encode their constant text on the driver and
+# only the record on the executor); Spark may break a long base64 text into lines
+_MARKER = re.compile(r"<<udflow:([A-Za-z0-9+/=.\s]+):udflow>>")
 _MALFORMED = re.compile(r"Malformed records are detected in record parsing[^\n]*")  # Spark's FAILFAST CSV read
 
 
@@ -45,6 +47,10 @@ class MarkedFailure(RuntimeError):
     def __init__(self, message: str):
         self.message = message
         super().__init__("<<udflow:" + base64.b64encode(message.encode()).decode() + ":udflow>>")
+
+
+def _decoded(chunks: str) -> str:
+    return "".join(base64.b64decode(re.sub(r"\s", "", c)).decode() for c in chunks.split("."))
 
 
 @contextmanager
@@ -62,7 +68,7 @@ def translated() -> Iterator[None]:
         text = str(exc)
         found = _MARKER.search(text) or _MARKER.search(repr(getattr(exc, "desc", "")))
         if found is not None:
-            raise UdfRuntimeError(base64.b64decode(found.group(1)).decode()) from None
+            raise UdfRuntimeError(_decoded(found.group(1))) from None
         malformed = _MALFORMED.search(text)
         if malformed is not None:
             raise SourceValueError(

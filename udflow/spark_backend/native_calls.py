@@ -1,0 +1,226 @@
+"""The native forms of arithmetic and of the whitelisted calls (`udflow.expr.FUNCTIONS`).
+
+An arithmetic maker gives `(value, extra guards, decimal type)` for operands the
+lowering has already checked for None (and for zero, for a division); a call
+maker gives the `Typed` result with its own guards. Each states where Python and
+Spark part ways and what is done about it.
+"""
+
+from __future__ import annotations
+
+from udflow.spark_backend import sql
+from udflow.spark_backend.native_types import (
+    DECIMAL_DIGITS,
+    EXACT_DOUBLE,
+    INT_AS_DECIMAL,
+    INT_MAX,
+    INT_MIN,
+    NotNative,
+    Typed,
+)
+from udflow.spark_backend.sql import call, cast, literal
+
+# str.strip() strips what Python calls whitespace; Spark's trim only spaces: a Java regex
+# over exactly Python's characters, written as \uXXXX escapes
+PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace())
+STRIP_PATTERN = f"^[{PY_WHITESPACE}]+|[{PY_WHITESPACE}]+$"
+
+
+# -- arithmetic -------------------------------------------------------------------------------
+
+
+def _int_op(name: str, op: str):
+    """+, -, * on ints: Spark's long wraps around (or raises under ANSI); Python's int grows."""
+    def make(low, left, right):
+        tried = call(name, left.sql, right.sql)  # null on overflow, in either ANSI mode
+        overflow = (f"({tried} IS NULL)", low.error("int overflow past 64 bits", left, right))
+        return f"({left.sql} {op} {right.sql})", [overflow], None
+    return make
+
+
+def _float_op(op: str):
+    def make(low, left, right):
+        return f"({cast(left.sql, 'DOUBLE')} {op} {cast(right.sql, 'DOUBLE')})", [], None
+    return make
+
+
+def _decimal_op(op: str, exact_type):
+    """Python keeps 28 significant digits and rounds the rest; Spark keeps the exact result
+    at its scale s (while it fits 38 digits). The coefficient has more than 28 digits exactly
+    when |x| >= 10**(28 - s): that raises. A result Spark would round to fewer decimal
+    places is not native at all."""
+    def make(low, left, right):
+        a, b = _decimal_type(left), _decimal_type(right)
+        result = sql.spark_result(exact_type(a, b))
+        if result is None:
+            raise NotNative(f"a Decimal {op} wider than 38 digits, which Spark rounds")
+        exact = exact_type(a, b)
+        if exact[0] <= DECIMAL_DIGITS:  # every value of the type has at most 28 digits
+            return f"({_as_decimal(left)} {op} {_as_decimal(right)})", [], result
+        name = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}[op]
+        value = call(name, _as_decimal(left), _as_decimal(right))  # null only past 38 digits
+        too_wide = f"coalesce(abs({value}) >= {power_of_ten(DECIMAL_DIGITS - result[1], result[1])}, TRUE)"
+        message = f"a Decimal result of more than {DECIMAL_DIGITS} digits (Python rounds it)"
+        return value, [(too_wide, low.error(message, left, right))], result
+    return make
+
+
+def _decimal_type(x: Typed) -> tuple:
+    return x.decimal if x.family == "decimal" else INT_AS_DECIMAL
+
+
+def _as_decimal(x: Typed) -> str:
+    return x.sql if x.family == "decimal" else cast(x.sql, "DECIMAL(20,0)")
+
+
+def power_of_ten(exponent: int, scale: int) -> str:
+    """10**exponent as a decimal(38, scale) literal (the type of the value it is compared with)."""
+    text = "1" + "0" * exponent if exponent >= 0 else "0." + "0" * (-exponent - 1) + "1"
+    return f"CAST('{text}' AS DECIMAL({sql.MAX_PRECISION},{scale}))"
+
+
+def _true_div(low, left, right):
+    value = f"({cast(left.sql, 'DOUBLE')} / {cast(right.sql, 'DOUBLE')})"
+    if left.family == right.family == "int":  # exactly rounded only while both are exact doubles
+        big = f"(abs({left.sql}) > {literal(EXACT_DOUBLE)} OR abs({right.sql}) > {literal(EXACT_DOUBLE)})"
+        return value, [(big, low.error("int / int beyond 2**53 has no exactly rounded native form", left, right))], None
+    return value, [], None
+
+
+def python_mod(a: str, n: str) -> str:
+    """Python's a % n on ints: the sign of the divisor (SQL's % and pmod keep the dividend's,
+    or make it positive)."""
+    r = f"({a} % {n})"
+    return sql.case([(f"({r} != 0 AND (({r} < 0) != ({n} < 0)))", f"({r} + {n})")], r)
+
+
+def _int_floordiv(low, left, right):
+    # in decimals: a - (a % n) may leave the longs (-2**63 // 3 fits, -2**63 - 1 does not)
+    wide = "DECIMAL(21,0)"
+    floor = f"({cast(left.sql, wide)} - {cast(python_mod(left.sql, right.sql), wide)})"
+    exact = f"({floor} / {cast(right.sql, wide)})"
+    overflow = f"({left.sql} = {literal(INT_MIN)} AND {right.sql} = -1)"
+    return cast(exact, "BIGINT"), [(overflow, low.error("int overflow past 64 bits", left, right))], None
+
+
+def _int_mod(low, left, right):
+    return python_mod(left.sql, right.sql), [], None
+
+
+ARITH_MAKERS = {
+    ("+", "int"): _int_op("try_add", "+"),
+    ("-", "int"): _int_op("try_subtract", "-"),
+    ("*", "int"): _int_op("try_multiply", "*"),
+    ("/", "float"): _true_div,  # int / int is exact below 2**53 only; float / x is IEEE
+    ("//", "int"): _int_floordiv,
+    ("%", "int"): _int_mod,
+    ("+", "float"): _float_op("+"),
+    ("-", "float"): _float_op("-"),
+    ("*", "float"): _float_op("*"),
+    ("+", "decimal"): _decimal_op("+", sql.added),
+    ("-", "decimal"): _decimal_op("-", sql.added),
+    ("*", "decimal"): _decimal_op("*", sql.multiplied),
+}
+
+
+# -- calls ------------------------------------------------------------------------------------
+
+
+def _call_abs(low, args):
+    (x,) = args
+    if x.family not in ("int", "float", "decimal"):
+        raise NotNative(f"abs of {x.family}")
+    guards = low.none_guard("abs()", x)
+    if x.family == "int":
+        guards.append((f"({x.sql} = {literal(INT_MIN)})", low.error("int overflow past 64 bits", x)))
+    return Typed(low.guarded(guards, call("abs", x.sql)), x.family, False, decimal=x.decimal)
+
+
+def _call_len(low, args):
+    (x,) = args
+    if x.family != "str":
+        raise NotNative(f"len of {x.family}")
+    guards = low.none_guard("len()", x)
+    return Typed(low.guarded(guards, cast(call("char_length", x.sql), "BIGINT")), "int", False)
+
+
+def _str_strip(low, args):
+    (x,) = args
+    if x.family != "str":
+        raise NotNative("strip of a non-str")
+    guards = low.none_guard("str.strip", x)
+    return Typed(low.guarded(guards, call("regexp_replace", x.sql, literal(STRIP_PATTERN), "''")), "str", False)
+
+
+def _str_affix(name: str):
+    def make(low, args):
+        x, affix = args
+        if x.family != "str" or affix.family != "str":
+            raise NotNative("startswith/endswith of non-str values")
+        guards = low.none_guard("startswith/endswith", x, affix)
+        return Typed(low.guarded(guards, call(name, x.sql, affix.sql)), "bool", False)
+    return make
+
+
+def _date_part(name: str):
+    def make(low, args):
+        (x,) = args
+        if x.family != "date":
+            raise NotNative("a date attribute of a non-date")
+        message = "AttributeError: 'NoneType' object has no attribute"
+        guards = [(f"({x.sql} IS NULL)", low.error(message, x))] if x.nullable else []
+        return Typed(low.guarded(guards, cast(call(name, x.sql), "BIGINT")), "int", False)
+    return make
+
+
+def _min_max(name: str):
+    def make(low, args):
+        if len(args) < 2 or len({a.family for a in args}) != 1 or args[0].family not in ("int", "decimal", "str", "date"):
+            raise NotNative("min/max of values of different types (Python keeps the first of equals)")
+        guards = low.none_guard("min()/max()", *args)
+        dec = None
+        if args[0].family == "decimal":
+            dec = args[0].decimal
+            for a in args[1:]:
+                dec = sql.wider(dec, a.decimal)
+        return Typed(low.guarded(guards, call(name, *[a.sql for a in args])), args[0].family, False, decimal=dec)
+    return make
+
+
+def _call_float(low, args):
+    (x,) = args
+    if x.family not in ("int", "float"):  # float(Decimal) is correctly rounded in Python only
+        raise NotNative(f"float() of {x.family}")
+    guards = low.none_guard("float()", x)
+    return Typed(low.guarded(guards, cast(x.sql, "DOUBLE")), "float", False)
+
+
+def _call_int(low, args):
+    (x,) = args
+    if x.family not in ("int", "decimal"):
+        raise NotNative(f"int() of {x.family} (float NaN/inf and str parsing are Python's)")
+    guards = low.none_guard("int()", x)
+    if x.family == "decimal":
+        precision, scale = x.decimal
+        if precision - scale > 18:  # else every value fits a long
+            bound = lambda v: f"CAST('{v}' AS DECIMAL({sql.MAX_PRECISION},{scale}))"  # noqa: E731
+            out_of_range = f"({x.sql} > {bound(INT_MAX)} OR {x.sql} < {bound(INT_MIN)})"
+            guards.append((out_of_range, low.error("int overflow past 64 bits", x)))
+    return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
+
+
+CALLS = {
+    "abs": _call_abs,
+    "len": _call_len,
+    "str.strip": _str_strip,
+    "str.startswith": _str_affix("startswith"),
+    "str.endswith": _str_affix("endswith"),
+    "date.year": _date_part("year"),
+    "date.month": _date_part("month"),
+    "date.day": _date_part("dayofmonth"),
+    "min": _min_max("least"),
+    "max": _min_max("greatest"),
+    "float": _call_float,
+    "int": _call_int,
+}
+NATIVE_CALLS = frozenset(CALLS)  # the whitelisted calls (udflow.expr.FUNCTIONS) with a native form

@@ -1,0 +1,127 @@
+"""Spark SQL expression text: the form native terms take on their way to Catalyst.
+
+A native operator is built as SQL text and handed to Spark in one call
+(`selectExpr`, `filter`, `F.expr`), not as a tree of PySpark `Column` objects:
+each `Column` method is a round trip to the JVM (`F.col` alone costs about a
+millisecond), and a lowered function with its guards has hundreds of nodes.
+The text parses to the same Catalyst expressions.
+
+Literals are written so that they mean exactly the Python value, whatever the
+session's parser settings: numbers through a cast from their decimal text,
+strings with a quote, a backslash or a control character as UTF-8 bytes.
+
+    ident("l_shipdate")            `l_shipdate`
+    literal(date(1995, 1, 1))      DATE '1995-01-01'
+    literal(1.5)                   CAST('1.5' AS DOUBLE)
+    case([("x > 0", "1")], "0")    CASE WHEN x > 0 THEN 1 ELSE 0 END
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+from typing import Any, Optional
+
+MAX_PRECISION = 38  # Spark's widest decimal
+MIN_ADJUSTED_SCALE = 6  # DecimalPrecision: a result wider than 38 digits keeps at least this scale
+
+
+def ident(name: str) -> str:
+    """A column by its exact name (dots, spaces and backticks included)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def string(text: str) -> str:
+    """A string literal that means `text` under either setting of `spark.sql.parser.escapedStringLiterals`."""
+    if all(c.isprintable() and c not in "'\\" for c in text):
+        return "'" + text + "'"
+    return f"decode(X'{text.encode('utf-8').hex()}', 'UTF-8')"
+
+
+def literal(value: Any) -> str:
+    """The SQL literal of a Python constant (None, bool, int, float, Decimal, str, date)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return f"CAST({value} AS BIGINT)"
+    if isinstance(value, float):
+        return f"CAST('{_float_text(value)}' AS DOUBLE)"
+    if isinstance(value, decimal.Decimal):
+        precision, scale = decimal_type(value)
+        return f"CAST('{value}' AS DECIMAL({precision},{scale}))"
+    if isinstance(value, str):
+        return string(value)
+    if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return f"DATE '{value.isoformat()}'"
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)  # round-trips exactly through Java's Double.parseDouble
+
+
+def decimal_type(value: decimal.Decimal) -> tuple[int, int]:
+    """(precision, scale) of the narrowest decimal type holding `value` exactly."""
+    _, digits, exponent = value.as_tuple()
+    scale = max(0, -exponent)
+    precision = max(len(digits) + max(0, exponent), scale, 1)
+    return precision, scale
+
+
+def call(name: str, *args: str) -> str:
+    return f"{name}({', '.join(args)})"
+
+
+def case(branches: list, otherwise: str) -> str:
+    """CASE WHEN c1 THEN v1 WHEN ... ELSE otherwise END (the first true condition decides)."""
+    if not branches:
+        return otherwise
+    whens = " ".join(f"WHEN {c} THEN {v}" for c, v in branches)
+    return f"CASE {whens} ELSE {otherwise} END"
+
+
+def cast(text: str, type_name: str) -> str:
+    return f"CAST({text} AS {type_name})"
+
+
+def conjunction(op: str, parts: list[str]) -> str:
+    return "(" + f" {op} ".join(parts) + ")"
+
+
+# -- decimal result types, as Spark's DecimalPrecision rule gives them ------------------------
+
+
+def added(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """The exact type of a + b or a - b (before Spark bounds it to 38 digits)."""
+    scale = max(a[1], b[1])
+    return max(a[0] - a[1], b[0] - b[1]) + scale + 1, scale
+
+
+def multiplied(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """The exact type of a * b (before Spark bounds it to 38 digits)."""
+    return a[0] + b[0] + 1, a[1] + b[1]
+
+
+def wider(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """The type both branches of a CASE are cast to."""
+    scale = max(a[1], b[1])
+    return min(max(a[0] - a[1], b[0] - b[1]) + scale, MAX_PRECISION), scale
+
+
+def spark_result(exact: tuple[int, int]) -> Optional[tuple[int, int]]:
+    """The type Spark gives a result whose exact type is `exact`, or None when Spark would
+    round it to a smaller scale (`spark.sql.decimalOperations.allowPrecisionLoss`, the
+    default): then its values are not Python's."""
+    precision, scale = exact
+    if precision <= MAX_PRECISION:
+        return exact
+    integral = precision - scale
+    adjusted = max(MAX_PRECISION - integral, min(scale, MIN_ADJUSTED_SCALE))
+    return (MAX_PRECISION, scale) if adjusted >= scale else None
