@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from udflow.expr import Agg, Expr, Field, First, evaluate, evaluate_group
+from udflow.expr import Agg, Expr, Field, First, evaluate, evaluate_group, transform
 
 
 @dataclass(frozen=True)
@@ -110,9 +110,43 @@ def apply_group(model: ReduceModel, rows: list) -> list:
     for agg in model.eager:
         evaluate_group(agg, rows)  # Python computed these first, whatever the branch
     for case in model.cases:
-        if evaluate_group(case.guard, rows):
+        if group_value(case.guard, rows):
             return _emitted_group(case.emit, rows)
     return []
+
+
+def group_value(term: Expr, rows: list) -> Any:
+    """A group-level term's value over `rows`, each aggregate (and `rows[0]`) computed only
+    when the evaluation reaches it, as Python computes an expression: `min(...) if c else
+    None` does not raise on an empty `min` when `c` is false. (`evaluate_group` computes
+    every aggregate of the term first.)"""
+    leaves: dict = {}
+
+    def leaf(t: Expr) -> Expr:
+        if isinstance(t, (Agg, First)):
+            return Field(leaves.setdefault(t, f"\0group leaf {len(leaves)}"))
+        return t
+
+    body = transform(term, leaf)
+    return evaluate(body, _LazyLeaves({name: t for t, name in leaves.items()}, rows))
+
+
+class _LazyLeaves(Mapping):
+    """The group-level leaves of a term by their stand-in names, each computed on first use."""
+
+    def __init__(self, leaves: dict, rows: list):
+        self._leaves, self._rows, self._values = leaves, rows, {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            self._values[name] = evaluate_group(self._leaves[name], self._rows)
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._leaves)
+
+    def __len__(self) -> int:
+        return len(self._leaves)
 
 
 def _emitted_group(emit, rows: list) -> list:
@@ -122,7 +156,7 @@ def _emitted_group(emit, rows: list) -> list:
         raise TypeError("the function returned None, expected a dict")
     out = dict(rows[0]) if emit.copies_input else {}
     for name, term in emit.fields:
-        out[name] = evaluate_group(term, rows)
+        out[name] = group_value(term, rows)
     return [out]
 
 

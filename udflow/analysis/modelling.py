@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from udflow.analysis.model import Case, Emit, FilterModel, RecordModel, ReduceModel
+from udflow.analysis.terms import plain
 from udflow.analysis.values import NO_BASE
 from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, InValues, IsNone, Lit, Not, Truth
 
@@ -54,6 +55,7 @@ class ModelRecorder:
         if term is None:
             self.block(f"computes {what} the expression IR cannot express", line)
             return
+        term = plain(term)
         self.seq += 1
         if not _never_raises(term):
             self.computed.append(_Computed(term, tuple(guards), self.seq, line))
@@ -112,7 +114,7 @@ class ModelRecorder:
             terms += list(guards[:1])
             if not guards and len(self.cases) == 1:
                 terms += list(_terms_of(guards, outcome))
-        return frozenset(t for term in terms for t in term.walk() if isinstance(t, Agg))
+        return frozenset(t for term in terms for t in _surely_evaluated(term) if isinstance(t, Agg))
 
     def _predicate(self) -> Expr:
         predicate: Expr = Lit(None)  # falling off the end returns None: the record is dropped
@@ -125,9 +127,11 @@ class ModelRecorder:
             for k, (guards, outcome, seq, _) in enumerate(self.cases):
                 if seq < c.seq or guards[: len(c.guards)] != c.guards:
                     continue
-                # a native CASE evaluates this case's terms and every earlier case's guard
-                evaluated = list(_terms_of(guards, outcome)) + [t for g, *_ in self.cases[:k] for t in g]
-                if not any(_contains(t, c.term) for t in evaluated):
+                # a native CASE evaluates this case's terms and (at least) every earlier case's first
+                # guard; inside a term, a conditional's branches and later operands of and/or only
+                # sometimes (Python's `x = 1 // d` then `x if c else 0` raises where c is false too)
+                evaluated = list(_terms_of(guards, outcome)) + [g[0] for g, *_ in self.cases[:k] if g]
+                if not any(t == c.term for term in evaluated for t in _surely_evaluated(term)):
                     return (f"computes {c.term} (line {c.line}), which may raise, on a path that does not "
                             f"use it (Python raises there, a native expression would not)")
         return None
@@ -188,6 +192,20 @@ def _group_level(term: Expr) -> bool:
     return all(_group_level(c) for c in term.children())
 
 
+def _surely_evaluated(term: Expr):
+    """The subterms Python evaluates whenever it evaluates `term`: a conditional's test but
+    not its branches, the first operand of `and`/`or` but not the others."""
+    yield term
+    if isinstance(term, IfElse):
+        parts = (term.test,)
+    elif isinstance(term, BoolOp):
+        parts = term.values[:1]
+    else:
+        parts = term.children()
+    for part in parts:
+        yield from _surely_evaluated(part)
+
+
 def _never_raises(term: Expr) -> bool:
     return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
                or (isinstance(t, Agg) and t.fn == "count") for t in term.walk())
@@ -199,8 +217,3 @@ def _terms_of(guards, outcome):
         yield from (t for _, t in outcome.fields)
     elif isinstance(outcome, Expr):
         yield outcome
-
-
-def _contains(term: Expr, part: Expr) -> bool:
-    return any(t == part for t in term.walk())
-

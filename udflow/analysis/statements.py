@@ -16,6 +16,7 @@ from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.state import RECORD_KINDS
 from udflow.expr import LITERAL_TYPES, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
+from udflow.analysis.terms import truth_term
 from udflow.analysis.values import (
     NONE,
     ORDER,
@@ -98,9 +99,9 @@ class Statements:
             self.returned(v.plus(self.pc), s)
         elif isinstance(s, ast.If):
             test = self.ev(s.test)
-            deps = self.deps(test)
+            deps = self.truth_deps(test)
             an.read(deps, s.test, "used in a branch condition", self)
-            condition = an.node_terms.get(id(s.test)) if self.is_udf else None
+            condition = truth_term(an.node_terms.get(id(s.test))) if self.is_udf else None
             if self.is_udf:
                 an.model.computes(condition, self.guards, s.lineno, "a condition")
             with self.narrowed(s.test, True):

@@ -16,6 +16,7 @@ is not built (`model.py` says which construct and line).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional
 
 import builtins
@@ -42,6 +43,8 @@ from udflow.expr import (
     Neg,
     Not,
     Slice,
+    Truth,
+    transform,
 )
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -50,6 +53,43 @@ CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">"
 DATE_PARTS = ("year", "month", "day")
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "list": None, "tuple": None}
+
+
+@dataclass(frozen=True)
+class GroupList(GroupRows):
+    """Analysis-internal: a `GroupRows` whose Python value is a list or tuple (`list(rows)`,
+    `[... for r in rows if c]`), so that its truthiness is whether it is non-empty. A
+    generator over the group is always truthy, and the group parameter itself may be a
+    one-shot iterator (always truthy): both stay plain `GroupRows`, without a truthiness
+    term. Never part of a model: `plain` turns it back into a `GroupRows`."""
+
+
+def plain(term: Optional[Expr]) -> Optional[Expr]:
+    """The term with every `GroupList` a plain `GroupRows` (the IR the models speak)."""
+    if term is None:
+        return None
+    return transform(term, lambda t: GroupRows(t.elem, t.where) if type(t) is GroupList else t)
+
+
+def truth_term(term: Optional[Expr]) -> Optional[Expr]:
+    """A term with the truthiness of `term`, for where Python uses only its truthiness (an
+    `if`, a conditional's test, `not`, `bool()`), or None when there is none. A list over the
+    group is truthy iff it is non-empty: `len(...) > 0`, i.e. `Cmp(">", Agg("count",
+    GroupRows(None, where)), Lit(0))`; `and`/`or` and a conditional's branches keep their
+    evaluation order, each operand replaced by a term of the same truthiness."""
+    if term is None:
+        return None
+    if isinstance(term, GroupList):
+        return Cmp(">", Agg("count", GroupRows(None, term.where)), Lit(0))
+    if isinstance(term, GroupRows):
+        return None  # a generator or an iterator: truthy whatever it holds
+    if isinstance(term, BoolOp):
+        parts = tuple(truth_term(v) for v in term.values)
+        return None if any(p is None for p in parts) else BoolOp(term.op, parts)
+    if isinstance(term, IfElse):
+        body, orelse = truth_term(term.body), truth_term(term.orelse)
+        return None if body is None or orelse is None else IfElse(term.test, body, orelse)
+    return term
 
 
 def term_of(frame, node, value: Val) -> Optional[Expr]:
@@ -88,7 +128,8 @@ def _unary(frame, node, value):
     if isinstance(node.op, ast.USub):
         return Neg(operand)
     if isinstance(node.op, ast.Not):
-        return Not(operand)
+        operand = truth_term(operand)
+        return Not(operand) if operand is not None else None
     return None
 
 
@@ -100,7 +141,7 @@ def _boolop(frame, node, value):
 
 
 def _ifexp(frame, node, value):
-    parts = [_child(frame, n) for n in (node.test, node.body, node.orelse)]
+    parts = [truth_term(_child(frame, node.test))] + [_child(frame, n) for n in (node.body, node.orelse)]
     return None if any(p is None for p in parts) else IfElse(*parts)
 
 
@@ -197,6 +238,9 @@ def _call(frame, node, value):
             return Call(name, (receiver, *args))
         return None
     if isinstance(node.func, ast.Name):
+        if node.func.id == "bool" and len(args) == 1 and _is_builtin(frame, node, vars(builtins)):
+            truth = truth_term(args[0])  # for a list over the group, already a bool
+            return truth if isinstance(args[0], GroupList) or truth is None else Truth(truth)
         if len(args) == 1 and isinstance(args[0], GroupRows):
             return _group_call(frame, node, args[0])
         if node.func.id in FUNCTIONS and "." not in node.func.id and _is_builtin(frame, node, FUNCTIONS) and args:
@@ -218,10 +262,10 @@ def _group_call(frame, node, rows: GroupRows) -> Optional[Expr]:
         return None
     fn = GROUP_CALLS[name]
     if fn is None:
-        return rows
+        return GroupList(rows.elem, rows.where)  # list(...), tuple(...): a materialised sequence
     if fn != "count" and rows.elem is None:
         return None  # the records themselves compared or added: not a scalar aggregate
-    return Agg(fn, rows)
+    return Agg(fn, GroupRows(rows.elem, rows.where))
 
 
 def _comprehension(frame, node, value):
@@ -244,7 +288,7 @@ def _comprehension(frame, node, value):
         if elem is None:
             return None
     cond = None if not where else where[0] if len(where) == 1 else BoolOp("and", tuple(where))
-    return GroupRows(elem, cond)
+    return GroupList(elem, cond) if isinstance(node, ast.ListComp) else GroupRows(elem, cond)
 
 
 _BUILDERS = {

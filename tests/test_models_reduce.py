@@ -1,0 +1,168 @@
+"""Group-level models compute what the Reduce computes (no Spark).
+
+Each function here gets a model, and `apply_group` of the model and the function
+itself are run on generated groups (one record or a few, None among the values,
+filters that leave no record, values that make Python raise): the same records
+come out, or both raise the same exception type. Functions whose construct has
+no exact term get no model, with the reason and its line.
+"""
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import udflow as uf
+from udflow.analysis.model import ReduceModel, apply_group
+
+FIELDS = ("k", "t", "x", "s")
+values = {
+    "k": st.sampled_from(["a", "b"]),
+    "t": st.one_of(st.none(), st.integers(-2, 2), st.sampled_from([0.0, 2.5, float("nan")])),
+    "x": st.one_of(st.none(), st.integers(-2, 2)),
+    "s": st.sampled_from([None, "", "buy", "view", "a|b", "x y"]),
+}
+groups = st.lists(st.fixed_dictionaries(values), min_size=1, max_size=5)
+
+
+def outcome(call):
+    try:
+        return list(call())
+    except Exception as err:  # noqa: BLE001 - any error, compared by type
+        return ("raises", type(err).__name__)
+
+
+def same(a, b) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return a == b
+    return len(a) == len(b) and all(list(x) == list(y) and all(_same(x[f], y[f]) for f in x) for x, y in zip(a, b))
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def agrees(fn, model, examples=200):
+    @settings(max_examples=examples, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(group=groups)
+    def check(group):
+        expected = outcome(lambda: fn([dict(r) for r in group]))
+        got = outcome(lambda: apply_group(model, [dict(r) for r in group]))
+        assert same(expected, got), (fn.__name__, group, expected, got)
+
+    check()
+
+
+def model_of(fn, fields=FIELDS):
+    return uf.analyze(fn, set(fields), kind="reduce")
+
+
+# -- the truthiness of a list over the group --------------------------------------------
+
+
+def mean_t_or_none(rows):
+    rows = list(rows)
+    known = [r for r in rows if r["t"] is not None]
+    yield {"k": rows[0]["k"], "mean": sum(r["t"] for r in known) / len(known) if known else None}
+
+
+def min_t_if_any(rows):
+    rows = list(rows)
+    known = [r for r in rows if r["t"] is not None]
+    yield {"k": rows[0]["k"], "low": min(r["t"] for r in known) if known else None}  # min([]) never runs
+
+
+def skip_unknown(rows):
+    rows = list(rows)
+    known = [r["t"] for r in rows if r["t"] is not None]
+    if not known:
+        return
+    yield {**rows[0], "n": len(known)}
+
+
+def truth_as_value(rows):
+    rows = list(rows)
+    positive = [r for r in rows if r["x"] is not None and r["x"] > 0]
+    yield {"k": rows[0]["k"], "any": bool(positive), "none": not positive}
+
+
+def raising_filter(rows):
+    rows = list(rows)
+    positive = [r for r in rows if r["x"] > 0]  # TypeError on None, where the list is built
+    yield {"k": rows[0]["k"], "n": len(positive) if positive else -1}
+
+
+def both_lists(rows):
+    rows = list(rows)
+    low = [r for r in rows if r["x"] == 0]
+    if rows and low:
+        yield {"k": rows[0]["k"], "n": len(low)}
+    elif low or len(rows) > 2:
+        yield {"k": rows[0]["k"], "n": -1}
+
+
+TRUTH = [mean_t_or_none, min_t_if_any, skip_unknown, truth_as_value, raising_filter, both_lists]
+
+
+@pytest.mark.parametrize("fn", TRUTH, ids=[f.__name__ for f in TRUTH])
+def test_the_truthiness_of_a_group_list_is_modelled_exactly(fn):
+    props = model_of(fn)
+    assert isinstance(props.model, ReduceModel), props.model_reason
+    agrees(fn, props.model)
+
+
+def test_an_aggregate_in_an_untaken_branch_is_not_eager():
+    model = model_of(min_t_if_any).model
+    assert not any(a.fn == "min" for a in model.eager), model.eager
+    assert "(len([r for r in rows if (r['t'] is not None)]) > 0)" in str(model)
+
+
+def a_generator_is_always_truthy(rows):
+    rows = list(rows)
+    known = (r for r in rows if r["t"] is not None)
+    yield {"k": rows[0]["k"], "some": 1 if known else 0}
+
+
+def the_parameter_may_be_an_iterator(rows):
+    yield {"n": 1 if rows else 0}
+
+
+@pytest.mark.parametrize("fn", [a_generator_is_always_truthy, the_parameter_may_be_an_iterator])
+def test_no_truthiness_term_for_what_may_not_be_a_list(fn):
+    props = model_of(fn)
+    assert props.model is None and "line" in props.model_reason, props.model_reason
+
+
+# -- the examples ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example_dirs(tmp_path_factory):
+    from examples import taxi
+
+    base = tmp_path_factory.mktemp("examples")
+    return {"taxi": taxi.generate_data(str(base / "taxi"), 0.0001)}
+
+
+def _functions(flow):
+    return {n.fn.__name__: n for n in flow.root.walk() if getattr(n, "fn", None) is not None}
+
+
+def test_taxi_zone_averages_has_a_model_that_computes_what_it_computes(example_dirs):
+    from examples import taxi
+    from udflow.fields import properties_of
+
+    node = _functions(taxi.build_flow(example_dirs["taxi"]))["zone_averages"]
+    props = properties_of(node)
+    assert isinstance(props.model, ReduceModel), props.model_reason
+    fields = {"zone_id": st.sampled_from([1, 2]), "borough": st.just("Queens"), "zone": st.just("z"),
+              "minutes": values["t"], "mph": values["t"], "fare_per_mile": values["t"], "tip": values["t"]}
+
+    @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(group=st.lists(st.fixed_dictionaries(fields), min_size=1, max_size=4))
+    def check(group):
+        expected = outcome(lambda: node.fn([dict(r) for r in group]))
+        assert same(expected, outcome(lambda: apply_group(props.model, [dict(r) for r in group]))), group
+
+    check()
