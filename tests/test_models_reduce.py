@@ -141,8 +141,11 @@ def test_no_truthiness_term_for_what_may_not_be_a_list(fn):
 def example_dirs(tmp_path_factory):
     from examples import taxi
 
+    from examples import clickstream
+
     base = tmp_path_factory.mktemp("examples")
-    return {"taxi": taxi.generate_data(str(base / "taxi"), 0.0001)}
+    return {"taxi": taxi.generate_data(str(base / "taxi"), 0.0001),
+            "clickstream": clickstream.generate_data(str(base / "clickstream"), 0.0005)}
 
 
 def _functions(flow):
@@ -161,6 +164,114 @@ def test_taxi_zone_averages_has_a_model_that_computes_what_it_computes(example_d
 
     @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
     @given(group=st.lists(st.fixed_dictionaries(fields), min_size=1, max_size=4))
+    def check(group):
+        expected = outcome(lambda: node.fn([dict(r) for r in group]))
+        assert same(expected, outcome(lambda: apply_group(props.model, [dict(r) for r in group]))), group
+
+    check()
+
+
+# -- any/all over the group, and whole groups kept or dropped --------------------------------
+
+
+def flags(rows):
+    rows = list(rows)
+    zeros = [r for r in rows if r["x"] == 0]
+    yield {"k": rows[0]["k"], "buy": any(r["s"] == "buy" for r in rows),
+           "complete": all(r["x"] is not None for r in rows),
+           "t_among_zeros": any(r["t"] for r in zeros),  # no zeros: False
+           "all_zeros_blank": all(not r["s"] for r in rows if r["x"] == 0),  # no zeros: True
+           "listed": any([r["s"] in ("a|b", "x y") for r in rows])}
+
+
+def buy_sessions(rows):
+    rows = list(rows)
+    if any(r["s"] == "buy" for r in rows):
+        yield from rows
+
+
+def complete_big_groups(rows):
+    rows = list(rows)
+    if len(rows) < 2:
+        return
+    if all(r["x"] is not None for r in rows) or not [r for r in rows if r["t"] is not None]:
+        yield from rows
+
+
+def no_blank_unless_zero(rows):
+    rows = list(rows)
+    zeros = [r for r in rows if r["x"] == 0]
+    if zeros and all(r["s"] for r in rows):
+        return
+    yield from rows
+
+
+def sum_decides(rows):
+    rows = list(rows)
+    total = sum(r["x"] for r in rows)  # TypeError on None, before any branch
+    if total > 1:
+        yield from rows
+
+
+GROUP_LEVEL = [flags, buy_sessions, complete_big_groups, no_blank_unless_zero, sum_decides]
+
+
+@pytest.mark.parametrize("fn", GROUP_LEVEL, ids=[f.__name__ for f in GROUP_LEVEL])
+def test_any_all_and_group_filters_compute_what_the_function_computes(fn):
+    props = model_of(fn)
+    assert props.model is not None, props.model_reason
+    agrees(fn, props.model)
+
+
+def test_a_forwarding_reduce_is_a_group_filter():
+    from udflow.analysis.model import GroupFilterModel
+
+    model = model_of(buy_sessions).model
+    assert isinstance(model, GroupFilterModel)
+    assert str(model) == "keep group if any([(r['s'] == 'buy') for r in rows])"
+    assert model_of(sum_decides).model.aggregates()[0].fn == "sum"
+
+
+def any_may_raise(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "pos": any(r["x"] > 0 for r in rows)}  # stops before a later None
+
+
+def forwards_a_filtered_list(rows):
+    rows = list(rows)
+    known = [r for r in rows if r["x"] is not None]
+    if any(r["s"] == "buy" for r in rows):
+        yield from known
+
+
+def raises_after_forwarding(rows):
+    rows = list(rows)
+    if any(r["s"] == "buy" for r in rows):
+        yield from rows
+    if 1 // (len(rows) - 1) > 0:
+        return
+
+
+@pytest.mark.parametrize("fn", [any_may_raise, forwards_a_filtered_list, raises_after_forwarding])
+def test_no_group_model_where_python_would_stop_early_or_emit_other_records(fn):
+    props = model_of(fn)
+    assert props.model is None and "line" in props.model_reason, props.model_reason
+
+
+def test_clickstream_filter_buy_sessions_is_a_group_filter(example_dirs):
+    from examples import clickstream
+    from udflow.analysis.model import GroupFilterModel
+    from udflow.fields import properties_of
+
+    node = _functions(clickstream.build_flow(example_dirs["clickstream"]))["filter_buy_sessions"]
+    props = properties_of(node)
+    assert isinstance(props.model, GroupFilterModel), props.model_reason
+    assert str(props.model) == "keep group if any([(r['action'] == 'buy') for r in rows])"
+    actions = st.sampled_from([None, "", "buy", "view", "Buy"])
+    click = st.fixed_dictionaries({"session_id": st.just("s"), "action": actions, "url": st.just("/")})
+
+    @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(group=st.lists(click, min_size=1, max_size=4))
     def check(group):
         expected = outcome(lambda: node.fn([dict(r) for r in group]))
         assert same(expected, outcome(lambda: apply_group(props.model, [dict(r) for r in group]))), group

@@ -50,6 +50,7 @@ class Emit:
 
 
 NO_RECORD = "no record"
+FORWARD = "the group's records, unchanged"  # a Reduce's `yield from rows` (GroupFilterModel only)
 RAISES = "raises (returns None)"
 
 
@@ -105,8 +106,35 @@ class ReduceModel:
         return "\n".join(str(c).replace("{**r", "{**rows[0]") for c in self.cases)
 
 
-def apply_group(model: ReduceModel, rows: list) -> list:
-    """The records the modelled Reduce emits for the group `rows` (raises where it raises)."""
+@dataclass(frozen=True)
+class GroupFilterModel:
+    """A Reduce that forwards whole groups (`UdfProperties.forwards_groups`): the group's
+    records are emitted unchanged, in the order the function received them, iff `predicate`,
+    a group-level term, is truthy; else none. Evaluating the predicate raises where the
+    function raises (every value that may raise is one the predicate surely evaluates).
+
+        def filter_buy_sessions(rows):             GroupFilterModel
+            rows = list(rows)                        keep group if any([(r['action'] == 'buy')
+            if any(r["action"] == "buy" for r in rows):                   for r in rows])
+                yield from rows
+    """
+
+    predicate: Expr
+    line: int = 0
+
+    def aggregates(self) -> tuple:
+        """Every distinct `Agg` of the predicate, in order of appearance."""
+        return tuple(dict.fromkeys(t for t in self.predicate.walk() if isinstance(t, Agg)))
+
+    def __str__(self) -> str:
+        return f"keep group if {self.predicate}"
+
+
+def apply_group(model, rows: list) -> list:
+    """The records the modelled Reduce (`ReduceModel`, `GroupFilterModel`) emits for the group
+    `rows` (raises where it raises)."""
+    if isinstance(model, GroupFilterModel):
+        return [dict(r) for r in rows] if group_value(model.predicate, rows) else []
     for agg in model.eager:
         evaluate_group(agg, rows)  # Python computed these first, whatever the branch
     for case in model.cases:
@@ -183,7 +211,7 @@ def _emitted(emit, record) -> list:
 
 def case_terms(model):
     """(line, term) for every guard and emitted field of the model, in order."""
-    if isinstance(model, FilterModel):
+    if isinstance(model, (FilterModel, GroupFilterModel)):
         yield model.line, model.predicate
         return
     for case in model.cases:

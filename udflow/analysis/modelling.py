@@ -18,13 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from udflow.analysis.model import Case, Emit, FilterModel, RecordModel, ReduceModel
-from udflow.analysis.terms import plain
+from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, FilterModel, GroupFilterModel, RecordModel, ReduceModel
+from udflow.analysis.terms import never_raises, plain
 from udflow.analysis.values import NO_BASE
-from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, InValues, IsNone, Lit, Not, Truth
+from udflow.expr import Agg, BoolOp, Expr, Field, GroupRows, IfElse, Lit
 
 MODELLED_KINDS = ("map", "filter", "match", "cross", "reduce")
-NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows)
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class ModelRecorder:
             return
         term = plain(term)
         self.seq += 1
-        if not _never_raises(term):
+        if not never_raises(term):
             self.computed.append(_Computed(term, tuple(guards), self.seq, line))
 
     def case(self, guards: list, outcome, line: int) -> None:
@@ -76,19 +75,27 @@ class ModelRecorder:
         """A record emitted (`return d`, `yield d`): the input updated, or a fresh dict."""
         if self.reason is not None:
             return
+        obj = heap[ref.id]
+        if self.kind == "reduce" and obj.kind == "row" and ref.pos == "each" and not obj.fields \
+                and not obj.deleted and not obj.maybe_deleted and not obj.dynamic:
+            self.case(guards, FORWARD, line)  # `yield from rows`: a GroupFilterModel if groups.py agrees
+            return
         emit = _emit_of(heap, ref, self.n_sides, self.kind == "reduce")
         if isinstance(emit, str):
             self.block(emit, line)
             return
         self.case(guards, emit, line)
 
-    def build(self, line: int):
-        """(model, None) or (None, reason)."""
+    def build(self, line: int, forwards_groups: bool = False):
+        """(model, None) or (None, reason). `forwards_groups`: groups.py proved that the Reduce
+        emits each group whole and unchanged, or nothing."""
         if self.reason is not None:
             return None, self.reason
         problem = self._unused_raising()
         if problem:
             return None, problem
+        if any(outcome == FORWARD for _, outcome, _, _ in self.cases):
+            return self._group_filter(line, forwards_groups)
         if self.kind == "filter":
             return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line), None
         cases = tuple(Case(_conjunction(g), outcome, at) for g, outcome, _, at in self.cases)
@@ -103,6 +110,27 @@ class ModelRecorder:
                     return None, (f"uses a record of the group outside an aggregate (line {at}): "
                                   "only sum/len/min/max over the group and rows[0] are modelled")
         return ReduceModel(cases, line, self._eager_aggregates()), None
+
+    def _group_filter(self, line: int, forwards_groups: bool):
+        """A GroupFilterModel: the cases' guards, in order, decide whether the group is forwarded
+        (the generator ends after `yield from rows` or falls off its end with nothing)."""
+        first = next(c for c in self.cases if c[1] == FORWARD)
+        if not forwards_groups:
+            return None, f"emits records of a group (line {first[3]}), not proven to be the whole group"
+        if any(outcome not in (FORWARD, NO_RECORD) for _, outcome, _, _ in self.cases):
+            return None, f"emits a group's records and other records (line {first[3]})"
+        later = [c for c in self.computed if c.seq > first[2]]
+        if later:  # Python raises after the records are out: the group would be half emitted
+            return None, f"computes {later[0].term} (line {later[0].line}), which may raise, after emitting the group"
+        predicate: Expr = Lit(False)
+        for guards, outcome, _, _ in reversed(self.cases):
+            kept = Lit(outcome == FORWARD)
+            predicate = IfElse(_conjunction(guards), kept, predicate) if guards else kept
+        if predicate == IfElse(predicate.test, Lit(True), Lit(False)):
+            predicate = predicate.test  # emitted iff its truthiness: the test alone says it
+        if not _group_level(predicate):
+            return None, f"uses a record of the group outside an aggregate (line {first[3]})"
+        return GroupFilterModel(predicate, first[3]), None
 
     def _eager_aggregates(self) -> frozenset:
         """The aggregates Python computes for every group: at statement level before any branch
@@ -204,11 +232,6 @@ def _surely_evaluated(term: Expr):
         parts = term.children()
     for part in parts:
         yield from _surely_evaluated(part)
-
-
-def _never_raises(term: Expr) -> bool:
-    return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
-               or (isinstance(t, Agg) and t.fn == "count") for t in term.walk())
 
 
 def _terms_of(guards, outcome):

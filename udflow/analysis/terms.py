@@ -52,7 +52,11 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 DATE_PARTS = ("year", "month", "day")
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
-GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "list": None, "tuple": None}
+GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
+               "list": None, "tuple": None}
+# Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
+NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows)
+NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,13 @@ class GroupList(GroupRows):
     generator over the group is always truthy, and the group parameter itself may be a
     one-shot iterator (always truthy): both stay plain `GroupRows`, without a truthiness
     term. Never part of a model: `plain` turns it back into a `GroupRows`."""
+
+
+def never_raises(term: Expr) -> bool:
+    """Whether evaluating the term never raises: `==`/`!=`, `is None`, membership in literals,
+    truthiness, and/or/conditionals of such terms, counts, any/all."""
+    return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
+               or (isinstance(t, Agg) and t.fn in NEVER_RAISING_AGGREGATES) for t in term.walk())
 
 
 def plain(term: Optional[Expr]) -> Optional[Expr]:
@@ -158,6 +169,10 @@ def _compare(frame, node, value):
 
 def _comparison(frame, op, a, b) -> Optional[Expr]:
     left, right = _child(frame, a), _child(frame, b)
+    if left is not None and isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (ast.Tuple, ast.List)) \
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, LITERAL_TYPES) for e in b.elts):
+        # a literal tuple or list has no term of its own: membership is == against each value
+        return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
     if left is None or right is None:
         return None
     if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, Lit) and right.value is None:
@@ -165,9 +180,6 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(right, Lit) and isinstance(right.value, str):
             found = Contains(left, right)
-        elif isinstance(b, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in b.elts) \
-                and not isinstance(b, ast.Set):
-            return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
         elif _is_str_term(right):
             found = Contains(left, right)
         else:
@@ -256,7 +268,8 @@ def _is_builtin(frame, node, table) -> bool:
 
 
 def _group_call(frame, node, rows: GroupRows) -> Optional[Expr]:
-    """`sum(...)`, `len(...)`, `min(...)`, `max(...)` over the group, or `list(rows)`."""
+    """`sum(...)`, `len(...)`, `min(...)`, `max(...)`, `any(...)`, `all(...)` over the group, or
+    `list(rows)`."""
     name = node.func.id
     if name not in GROUP_CALLS or not _is_builtin(frame, node, vars(builtins)):
         return None
@@ -265,7 +278,10 @@ def _group_call(frame, node, rows: GroupRows) -> Optional[Expr]:
         return GroupList(rows.elem, rows.where)  # list(...), tuple(...): a materialised sequence
     if fn != "count" and rows.elem is None:
         return None  # the records themselves compared or added: not a scalar aggregate
-    return Agg(fn, GroupRows(rows.elem, rows.where))
+    rows = GroupRows(rows.elem, rows.where)
+    if fn in ("any", "all") and not never_raises(rows):
+        return None  # Python stops at the first deciding value: a later one's error never happens
+    return Agg(fn, rows)
 
 
 def _comprehension(frame, node, value):
