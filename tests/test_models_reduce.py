@@ -277,3 +277,129 @@ def test_clickstream_filter_buy_sessions_is_a_group_filter(example_dirs):
         assert same(expected, outcome(lambda: apply_group(props.model, [dict(r) for r in group]))), group
 
     check()
+
+
+# -- a Map that emits one record per piece of a string (ExplodeModel) ------------------------
+
+from udflow.analysis.model import ExplodeModel, apply  # noqa: E402
+
+strings = st.one_of(
+    st.none(), st.integers(-1, 1),
+    st.sampled_from(["", "|", "a", "a|b", "a||b", "|a|", " a  b ", "\t\n", "x\x1cy", "p\u2028q", "\u00a0", "Ab|cD"]),
+    st.text(alphabet="ab| \t\x1c", max_size=6),
+)
+records = st.fixed_dictionaries({"k": values["k"], "s": strings, "x": values["x"]})
+
+
+def per_piece(r):
+    for piece in r["s"].split("|"):
+        yield {**r, "piece": piece}
+
+
+def per_word(r):
+    """Whitespace split: empty runs dropped, and a field that may raise only where a word is."""
+    for w in r["s"].split():
+        yield {"k": r["k"], "w": w.lower(), "is_a": w == "a", "next": r["x"] + 1}
+
+
+def per_piece_with_conditional(r):
+    for p in r["s"].split("|"):
+        yield {**r, "p": p if p else None, "starts": p.startswith("a")}
+
+
+EXPLODES = [per_piece, per_word, per_piece_with_conditional]
+
+
+def map_outcome(call):
+    try:
+        return list(call())
+    except Exception as err:  # noqa: BLE001
+        return ("raises", type(err).__name__)
+
+
+@pytest.mark.parametrize("fn", EXPLODES, ids=[f.__name__ for f in EXPLODES])
+def test_an_explosion_computes_what_the_function_computes(fn):
+    props = uf.analyze(fn, {"k", "s", "x"})
+    assert isinstance(props.model, ExplodeModel), props.model_reason
+
+    @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(record=records)
+    def check(record):
+        expected = map_outcome(lambda: fn(dict(record)))
+        got = map_outcome(lambda: apply(props.model, dict(record)))
+        assert same(expected, got), (record, expected, got)
+
+    check()
+
+
+def test_split_semantics_kept():
+    model = uf.analyze(per_piece, {"k", "s", "x"}).model
+    assert [r["piece"] for r in apply(model, {"k": "a", "s": "", "x": 1})] == [""]
+    assert [r["piece"] for r in apply(model, {"k": "a", "s": "a||b", "x": 1})] == ["a", "", "b"]
+    with pytest.raises(AttributeError):
+        apply(model, {"k": "a", "s": None, "x": 1})
+    words = uf.analyze(per_word, {"k", "s", "x"}).model
+    assert apply(words, {"k": "a", "s": " \u2028 ", "x": None}) == []  # no word: no record, no error
+    assert str(model) == "for x in r['s'].split('|'): {**r, 'piece': x}"
+
+
+def split_with_maxsplit(r):
+    for p in r["s"].split("|", 1):
+        yield {**r, "p": p}
+
+
+def split_by_a_variable(r):
+    sep = "|" if r["x"] else ","
+    for p in r["s"].split(sep):
+        yield {**r, "p": p}
+
+
+def yields_under_a_condition(r):
+    for p in r["s"].split("|"):
+        if p:
+            yield {**r, "p": p}
+
+
+def two_yields(r):
+    for p in r["s"].split("|"):
+        yield {**r, "p": p}
+        yield {**r, "p": p + "!"}
+
+
+def rsplit_is_not_split(r):
+    for p in r["s"].rsplit("|"):
+        yield {**r, "p": p}
+
+
+def loop_over_a_field(r):
+    for p in r["s"]:
+        yield {**r, "p": p}
+
+
+NOT_EXPLODES = [split_with_maxsplit, split_by_a_variable, yields_under_a_condition, two_yields,
+                rsplit_is_not_split, loop_over_a_field]
+
+
+@pytest.mark.parametrize("fn", NOT_EXPLODES, ids=[f.__name__ for f in NOT_EXPLODES])
+def test_other_loops_have_no_model(fn):
+    props = uf.analyze(fn, {"k", "s", "x"})
+    assert props.model is None and "line" in props.model_reason, props.model_reason
+
+
+def test_ratings_one_record_per_genre_is_an_explosion(tmp_path):
+    from examples import ratings
+    from udflow.fields import properties_of
+
+    flow = ratings.build_flow(ratings.generate_data(str(tmp_path / "ratings"), 0.0005), by="genre")
+    node = _functions(flow)["one_record_per_genre"]
+    props = properties_of(node)
+    assert isinstance(props.model, ExplodeModel), props.model_reason
+    assert str(props.model) == "for x in r['m_genres'].split('|'): {**r, 'genre': x}"
+    genres = st.one_of(st.none(), st.sampled_from(["", "Drama", "Drama|Comedy", "|Drama", "A||B"]))
+
+    @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(record=st.fixed_dictionaries({"movie_id": st.integers(1, 3), "m_genres": genres}))
+    def check(record):
+        assert same(map_outcome(lambda: node.fn(dict(record))), map_outcome(lambda: apply(props.model, dict(record))))
+
+    check()

@@ -311,6 +311,22 @@ class First(Expr):
         return f"rows[0][{self.name!r}]"
 
 
+# -- the element of an explosion (a Map's `ExplodeModel`) ---------------------------------
+
+ELEM = "\x00elem"  # the reserved key under which `evaluate` finds the element at hand
+
+
+@dataclass(frozen=True)
+class Elem(Expr):
+    """The loop variable of an `ExplodeModel`: the element at hand of `source.split(sep)`, a
+    str (never None; "" where Python's split keeps an empty piece). Valid only in that model's
+    emitted fields; `evaluate` reads it from the record under the reserved key ELEM. Prints
+    as `x`."""
+
+    def __str__(self) -> str:
+        return "x"
+
+
 def evaluate_group(term: Expr, rows: list) -> Any:
     """A group-level term's value over the group `rows` (a list of records)."""
     if isinstance(term, Agg):
@@ -403,6 +419,7 @@ _EVALUATORS = {
     Slice: _slice,
     Call: lambda t, r: FUNCTIONS[t.name](*(evaluate(a, r) for a in t.args)),
     _Value: lambda t, r: t.value,
+    Elem: lambda t, r: r[ELEM],
 }
 
 

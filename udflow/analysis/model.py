@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from udflow.expr import Agg, Expr, Field, First, evaluate, evaluate_group, transform
+from udflow.expr import ELEM, Agg, Expr, Field, First, evaluate, evaluate_group, transform
 
 
 @dataclass(frozen=True)
@@ -188,8 +188,36 @@ def _emitted_group(emit, rows: list) -> list:
     return [out]
 
 
+@dataclass(frozen=True)
+class ExplodeModel:
+    """A Map that emits one record per piece of a string:
+
+        for genre in r["m_genres"].split("|"):     ExplodeModel
+            yield {**r, "genre": genre}              for x in r['m_genres'].split('|'): {**r, 'genre': x}
+
+    Python's semantics, exactly: `source` is evaluated once (raising where it raises); its
+    value's `.split(sep)` is called (`sep` a non-empty str, or None for `split()`): None or any
+    non-str raises AttributeError. For each piece x, in order, `emit` is emitted with `Elem()`
+    bound to x (its fields evaluated in order, each record a new dict). `split(sep)` keeps
+    empty pieces (`"".split("|")` is `[""]`, `"a||b"` gives "a", "", "b"); `split()` splits on
+    runs of Python's whitespace (str.isspace, e.g. \x1c-\x1f, \x85, \u2028 too) and drops
+    empty pieces (`"".split()` and `"  ".split()` are `[]`: no record)."""
+
+    source: Expr
+    sep: Optional[str]
+    name: str  # the loop variable's name in the function (for reading only)
+    emit: Emit
+    line: int = 0
+
+    def __str__(self) -> str:
+        sep = "" if self.sep is None else repr(self.sep)
+        return f"for x in {self.source}.split({sep}): {self.emit}"
+
+
 def apply(model, record: Mapping[str, Any]) -> list:
     """The records the modelled function emits for `record` (raises where it raises)."""
+    if isinstance(model, ExplodeModel):
+        return _exploded(model, record)
     if isinstance(model, FilterModel):
         return [dict(record)] if evaluate(model.predicate, record) else []
     for case in model.cases:
@@ -209,8 +237,25 @@ def _emitted(emit, record) -> list:
     return [out]
 
 
+def _exploded(model: ExplodeModel, record) -> list:
+    out = []
+    for piece in evaluate(model.source, record).split(model.sep):
+        scope = {**record, ELEM: piece}
+        emitted = dict(record) if model.emit.copies_input else {}
+        for name, term in model.emit.fields:
+            emitted[name] = evaluate(term, scope)
+        out.append(emitted)
+    return out
+
+
 def case_terms(model):
-    """(line, term) for every guard and emitted field of the model, in order."""
+    """(line, term) for every guard and emitted field of the model, in order (an explosion:
+    its source, then its emitted fields)."""
+    if isinstance(model, ExplodeModel):
+        yield model.line, model.source
+        for _, term in model.emit.fields:
+            yield model.line, term
+        return
     if isinstance(model, (FilterModel, GroupFilterModel)):
         yield model.line, model.predicate
         return

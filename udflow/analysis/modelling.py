@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, FilterModel, GroupFilterModel, RecordModel, ReduceModel
+from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, ExplodeModel, FilterModel, GroupFilterModel, RecordModel, ReduceModel
 from udflow.analysis.terms import never_raises, plain
 from udflow.analysis.values import NO_BASE
 from udflow.expr import Agg, BoolOp, Expr, Field, GroupRows, IfElse, Lit
@@ -42,6 +42,15 @@ class ModelRecorder:
         self.cases: list = []  # (guards, emit-or-value, seq, line)
         self.computed: list = []
         self.seq = 0
+        self.explosion: Optional[tuple] = None  # (source, sep, name, line)
+
+    def explode(self, source: Optional[Expr], sep: Optional[str], name: str, line: int) -> None:
+        """The function is one `for name in source.split(sep): yield {...}` (statements.py
+        checked the shape): its model is an ExplodeModel."""
+        if source is None:
+            self.block("splits a value the expression IR cannot express", line)
+        elif self.reason is None:
+            self.explosion = (source, sep, name, line)
 
     def block(self, why: str, line: int) -> None:
         """The first construct the model cannot express stops it."""
@@ -96,6 +105,8 @@ class ModelRecorder:
             return None, problem
         if any(outcome == FORWARD for _, outcome, _, _ in self.cases):
             return self._group_filter(line, forwards_groups)
+        if self.explosion is not None:
+            return self._explode_model()
         if self.kind == "filter":
             return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line), None
         cases = tuple(Case(_conjunction(g), outcome, at) for g, outcome, _, at in self.cases)
@@ -110,6 +121,17 @@ class ModelRecorder:
                     return None, (f"uses a record of the group outside an aggregate (line {at}): "
                                   "only sum/len/min/max over the group and rows[0] are modelled")
         return ReduceModel(cases, line, self._eager_aggregates()), None
+
+    def _explode_model(self):
+        """The loop body's one `yield {...}`, recorded once per round of the loop's fixpoint."""
+        source, sep, name, line = self.explosion
+        outcomes = {(guards, outcome) for guards, outcome, _, _ in self.cases}
+        if len(outcomes) != 1:
+            return None, f"emits different records in the loop (line {line})"
+        ((guards, emit),) = outcomes
+        if guards or not isinstance(emit, Emit):
+            return None, f"emits under a condition in the loop (line {line})"
+        return ExplodeModel(source, sep, name, emit, line), None
 
     def _group_filter(self, line: int, forwards_groups: bool):
         """A GroupFilterModel: the cases' guards, in order, decide whether the group is forwarded

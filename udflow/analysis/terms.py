@@ -32,6 +32,7 @@ from udflow.expr import (
     Call,
     Cmp,
     Contains,
+    Elem,
     Expr,
     Field,
     First,
@@ -55,7 +56,7 @@ DATE_PARTS = ("year", "month", "day")
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
 # Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
-NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows)
+NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem)
 NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
 
 
@@ -190,7 +191,7 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 
 def _is_str_term(term: Expr) -> bool:
-    return isinstance(term, Field) or (isinstance(term, Call) and term.name.startswith("str."))
+    return isinstance(term, (Field, Elem)) or (isinstance(term, Call) and term.name.startswith("str."))
 
 
 def _subscript(frame, node, value: Val):
