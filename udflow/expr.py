@@ -265,7 +265,7 @@ class Call(Expr):
 # `First` (a field of the one record `rows[0]` it takes). Inside an `Agg`,
 # `Field` means the field of each record in turn.
 
-AGGREGATES = {"sum": sum, "count": len, "min": min, "max": max}
+AGGREGATES = {"sum": sum, "count": len, "min": min, "max": max, "any": any, "all": all}
 
 
 @dataclass(frozen=True)
@@ -286,7 +286,11 @@ class Agg(Expr):
     """`fn(elem for r in rows if where)`, fn in AGGREGATES ("count" is `len(...)`), as Python
     computes it: `sum` starts from int 0 and raises TypeError on None; `min`/`max` raise
     TypeError comparing None with a value and ValueError on no values (a group is never
-    empty, a `where` may leave none); `count` never raises."""
+    empty, a `where` may leave none); `count` never raises. `any`/`all`: Python's truthiness of
+    each value (`bool(v)`), True iff some (every) value is truthy; no values: `any` False, `all`
+    True; a bool, never None. Python stops at the first deciding value, so the analysis builds
+    them only over `elem` and `where` terms that never raise (then computing every value, as
+    `evaluate_group` does, gives the same result)."""
 
     fn: str
     rows: GroupRows
@@ -305,6 +309,22 @@ class First(Expr):
 
     def __str__(self) -> str:
         return f"rows[0][{self.name!r}]"
+
+
+# -- the element of an explosion (a Map's `ExplodeModel`) ---------------------------------
+
+ELEM = "\x00elem"  # the reserved key under which `evaluate` finds the element at hand
+
+
+@dataclass(frozen=True)
+class Elem(Expr):
+    """The loop variable of an `ExplodeModel`: the element at hand of `source.split(sep)`, a
+    str (never None; "" where Python's split keeps an empty piece). Valid only in that model's
+    emitted fields; `evaluate` reads it from the record under the reserved key ELEM. Prints
+    as `x`."""
+
+    def __str__(self) -> str:
+        return "x"
 
 
 def evaluate_group(term: Expr, rows: list) -> Any:
@@ -399,6 +419,7 @@ _EVALUATORS = {
     Slice: _slice,
     Call: lambda t, r: FUNCTIONS[t.name](*(evaluate(a, r) for a in t.args)),
     _Value: lambda t, r: t.value,
+    Elem: lambda t, r: r[ELEM],
 }
 
 

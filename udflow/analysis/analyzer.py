@@ -21,7 +21,7 @@ from typing import Optional
 from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import Frame
-from udflow.analysis.model import RAISES
+from udflow.analysis.model import RAISES, ExplodeModel, GroupFilterModel
 from udflow.analysis.properties import BINARY_KINDS, Evidence, RaiseSite, UdfProperties
 from udflow.analysis.state import RECORD_KINDS, Analysis, Impure, Unit, unit_of
 from udflow.analysis.syntax import always_returns, is_generator
@@ -102,8 +102,9 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
         frame = _entry_frame(an, unit, sides, kind, bound, bound_kw)
         _interpret(frame, unit)
         props = _with_forwarding(_summarize(an, unit, sides, kind, location), unit, target, bound, bound_kw)
-        model, reason = an.model.build(unit.node.lineno)
-        if model is not None and (props.emits[1] is None or props.emits[1] > 1):
+        model, reason = an.model.build(unit.node.lineno, props.forwards_groups)
+        if model is not None and not isinstance(model, (GroupFilterModel, ExplodeModel)) \
+                and (props.emits[1] is None or props.emits[1] > 1):
             model, reason = None, "emits more than one record per call"
         return dataclasses.replace(props, model=model, model_reason=reason or "")
     except Impure as stop:

@@ -1,4 +1,4 @@
-"""Built-ins with a model of their own: `dict`, `list`, `set`, `sorted`, `len`,
+"""Built-ins with a model of their own: `dict`, `list`, `set`, `sorted`, `len`, `bool`,
 `sum`/`min`/`max`/`any`/`all`, `next`, `enumerate`, `zip`, `range`, `map`,
 `filter`, `isinstance`, `getattr`, `copy.copy`, `functools.reduce`.
 
@@ -137,6 +137,16 @@ def b_len(frame, e, values, kwargs):
             deps |= frame.deps(val(a)) - {ORDER}
     frame.an.read(deps, e, "counted", frame)
     return val(Other(), deps=deps)
+
+
+def b_bool(frame, e, values, kwargs):
+    """`bool(x)`: its truthiness (`Records.truth_deps`); `bool()` is False."""
+    if not values:
+        return val(Const(False))
+    frame.check_whole(values[0], e)
+    deps = frame.truth_deps(values[0])
+    frame.an.read(deps, e, "used in a condition", frame)
+    return val(Other(family="int"), deps=deps)
 
 
 def b_aggregate(frame, e, values, kwargs):
@@ -278,6 +288,7 @@ SPECIAL_TABLE = {
     B.frozenset: b_unordered,
     B.sorted: b_sorted,
     B.len: b_len,
+    B.bool: b_bool,
     B.sum: b_aggregate,
     B.min: b_aggregate,
     B.max: b_aggregate,
@@ -297,7 +308,7 @@ SPECIAL_TABLE[copy.copy] = b_copy
 SPECIAL_TABLE[copy.deepcopy] = b_copy
 SPECIAL = {id(k): v for k, v in SPECIAL_TABLE.items()}
 # never raise whatever their arguments (that they can be called at all is checked statically)
-SPECIAL_NEVER_RAISE = (B.dict, B.list, B.tuple, B.iter, B.set, B.frozenset, B.isinstance, B.enumerate,
+SPECIAL_NEVER_RAISE = (B.bool, B.dict, B.list, B.tuple, B.iter, B.set, B.frozenset, B.isinstance, B.enumerate,
                        B.zip, B.reversed, B.any, B.all, B.map, B.filter, B.getattr, copy.copy, copy.deepcopy)
 NEVER_RAISE = frozenset({"str", "repr", "bool", "type", "isinstance", "ascii", "id"})
 SPECIAL_OBJS = {id(k): k for k in SPECIAL_TABLE}

@@ -154,7 +154,12 @@ class Expressions:
         v = self.ev(e.operand)
         if isinstance(e.op, ast.Not) and v.of(RecRef):
             return val(Other())  # a dict is never empty here: `not r` reads no field
-        return self.operands([v], e, None if isinstance(e.op, ast.Not) else "arith")
+        if isinstance(e.op, ast.Not):
+            self.check_whole(v, e)
+            deps = self.truth_deps(v)
+            self.an.read(deps, e, "used in a computation", self)
+            return val(Other(), deps=deps)
+        return self.operands([v], e, "arith")
 
     def ev_BoolOp(self, e) -> Val:
         values = []
@@ -168,14 +173,14 @@ class Expressions:
         if isinstance(e.op, ast.Or):  # `r["x"] or 0` is r["x"] only where it is truthy
             values = [_truthy(v) for v in values[:-1]] + values[-1:]
         deps = set()
-        for v in values[:-1]:  # all but the last decide which operand is the result
-            deps |= self.deps(Val(frozenset(a for a in v.atoms if not isinstance(a, RecRef)), v.deps))
+        for v in values[:-1]:  # all but the last decide, by their truthiness, which operand is the result
+            deps |= self.truth_deps(Val(frozenset(a for a in v.atoms if not isinstance(a, RecRef)), v.deps))
         self.an.read(deps, e, "used in a condition", self)
         return join_all(values).plus(deps)
 
     def ev_IfExp(self, e) -> Val:
         test = self.ev(e.test)
-        deps = self.deps(test)
+        deps = self.truth_deps(test)
         self.an.read(deps, e.test, "used in a condition", self)
         saved = self.pc
         self.pc = saved | deps

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from udflow.expr import Agg, Expr, Field, First, evaluate, evaluate_group
+from udflow.expr import ELEM, Agg, Expr, Field, First, evaluate, evaluate_group, transform
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class Emit:
 
 
 NO_RECORD = "no record"
+FORWARD = "the group's records, unchanged"  # a Reduce's `yield from rows` (GroupFilterModel only)
 RAISES = "raises (returns None)"
 
 
@@ -105,14 +106,75 @@ class ReduceModel:
         return "\n".join(str(c).replace("{**r", "{**rows[0]") for c in self.cases)
 
 
-def apply_group(model: ReduceModel, rows: list) -> list:
-    """The records the modelled Reduce emits for the group `rows` (raises where it raises)."""
+@dataclass(frozen=True)
+class GroupFilterModel:
+    """A Reduce that forwards whole groups (`UdfProperties.forwards_groups`): the group's
+    records are emitted unchanged, in the order the function received them, iff `predicate`,
+    a group-level term, is truthy; else none. Evaluating the predicate raises where the
+    function raises (every value that may raise is one the predicate surely evaluates).
+
+        def filter_buy_sessions(rows):             GroupFilterModel
+            rows = list(rows)                        keep group if any([(r['action'] == 'buy')
+            if any(r["action"] == "buy" for r in rows):                   for r in rows])
+                yield from rows
+    """
+
+    predicate: Expr
+    line: int = 0
+
+    def aggregates(self) -> tuple:
+        """Every distinct `Agg` of the predicate, in order of appearance."""
+        return tuple(dict.fromkeys(t for t in self.predicate.walk() if isinstance(t, Agg)))
+
+    def __str__(self) -> str:
+        return f"keep group if {self.predicate}"
+
+
+def apply_group(model, rows: list) -> list:
+    """The records the modelled Reduce (`ReduceModel`, `GroupFilterModel`) emits for the group
+    `rows` (raises where it raises)."""
+    if isinstance(model, GroupFilterModel):
+        return [dict(r) for r in rows] if group_value(model.predicate, rows) else []
     for agg in model.eager:
         evaluate_group(agg, rows)  # Python computed these first, whatever the branch
     for case in model.cases:
-        if evaluate_group(case.guard, rows):
+        if group_value(case.guard, rows):
             return _emitted_group(case.emit, rows)
     return []
+
+
+def group_value(term: Expr, rows: list) -> Any:
+    """A group-level term's value over `rows`, each aggregate (and `rows[0]`) computed only
+    when the evaluation reaches it, as Python computes an expression: `min(...) if c else
+    None` does not raise on an empty `min` when `c` is false. (`evaluate_group` computes
+    every aggregate of the term first.)"""
+    leaves: dict = {}
+
+    def leaf(t: Expr) -> Expr:
+        if isinstance(t, (Agg, First)):
+            return Field(leaves.setdefault(t, f"\0group leaf {len(leaves)}"))
+        return t
+
+    body = transform(term, leaf)
+    return evaluate(body, _LazyLeaves({name: t for t, name in leaves.items()}, rows))
+
+
+class _LazyLeaves(Mapping):
+    """The group-level leaves of a term by their stand-in names, each computed on first use."""
+
+    def __init__(self, leaves: dict, rows: list):
+        self._leaves, self._rows, self._values = leaves, rows, {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._values:
+            self._values[name] = evaluate_group(self._leaves[name], self._rows)
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._leaves)
+
+    def __len__(self) -> int:
+        return len(self._leaves)
 
 
 def _emitted_group(emit, rows: list) -> list:
@@ -122,12 +184,40 @@ def _emitted_group(emit, rows: list) -> list:
         raise TypeError("the function returned None, expected a dict")
     out = dict(rows[0]) if emit.copies_input else {}
     for name, term in emit.fields:
-        out[name] = evaluate_group(term, rows)
+        out[name] = group_value(term, rows)
     return [out]
+
+
+@dataclass(frozen=True)
+class ExplodeModel:
+    """A Map that emits one record per piece of a string:
+
+        for genre in r["m_genres"].split("|"):     ExplodeModel
+            yield {**r, "genre": genre}              for x in r['m_genres'].split('|'): {**r, 'genre': x}
+
+    Python's semantics, exactly: `source` is evaluated once (raising where it raises); its
+    value's `.split(sep)` is called (`sep` a non-empty str, or None for `split()`): None or any
+    non-str raises AttributeError. For each piece x, in order, `emit` is emitted with `Elem()`
+    bound to x (its fields evaluated in order, each record a new dict). `split(sep)` keeps
+    empty pieces (`"".split("|")` is `[""]`, `"a||b"` gives "a", "", "b"); `split()` splits on
+    runs of Python's whitespace (str.isspace, e.g. \x1c-\x1f, \x85, \u2028 too) and drops
+    empty pieces (`"".split()` and `"  ".split()` are `[]`: no record)."""
+
+    source: Expr
+    sep: Optional[str]
+    name: str  # the loop variable's name in the function (for reading only)
+    emit: Emit
+    line: int = 0
+
+    def __str__(self) -> str:
+        sep = "" if self.sep is None else repr(self.sep)
+        return f"for x in {self.source}.split({sep}): {self.emit}"
 
 
 def apply(model, record: Mapping[str, Any]) -> list:
     """The records the modelled function emits for `record` (raises where it raises)."""
+    if isinstance(model, ExplodeModel):
+        return _exploded(model, record)
     if isinstance(model, FilterModel):
         return [dict(record)] if evaluate(model.predicate, record) else []
     for case in model.cases:
@@ -147,9 +237,26 @@ def _emitted(emit, record) -> list:
     return [out]
 
 
+def _exploded(model: ExplodeModel, record) -> list:
+    out = []
+    for piece in evaluate(model.source, record).split(model.sep):
+        scope = {**record, ELEM: piece}
+        emitted = dict(record) if model.emit.copies_input else {}
+        for name, term in model.emit.fields:
+            emitted[name] = evaluate(term, scope)
+        out.append(emitted)
+    return out
+
+
 def case_terms(model):
-    """(line, term) for every guard and emitted field of the model, in order."""
-    if isinstance(model, FilterModel):
+    """(line, term) for every guard and emitted field of the model, in order (an explosion:
+    its source, then its emitted fields)."""
+    if isinstance(model, ExplodeModel):
+        yield model.line, model.source
+        for _, term in model.emit.fields:
+            yield model.line, term
+        return
+    if isinstance(model, (FilterModel, GroupFilterModel)):
         yield model.line, model.predicate
         return
     for case in model.cases:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from udflow.analysis.model import Case, Emit, FilterModel, RecordModel, ReduceModel
+from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, ExplodeModel, FilterModel, GroupFilterModel, RecordModel, ReduceModel
+from udflow.analysis.terms import never_raises, plain
 from udflow.analysis.values import NO_BASE
-from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, InValues, IsNone, Lit, Not, Truth
+from udflow.expr import Agg, BoolOp, Expr, Field, GroupRows, IfElse, Lit
 
 MODELLED_KINDS = ("map", "filter", "match", "cross", "reduce")
-NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows)
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,15 @@ class ModelRecorder:
         self.cases: list = []  # (guards, emit-or-value, seq, line)
         self.computed: list = []
         self.seq = 0
+        self.explosion: Optional[tuple] = None  # (source, sep, name, line)
+
+    def explode(self, source: Optional[Expr], sep: Optional[str], name: str, line: int) -> None:
+        """The function is one `for name in source.split(sep): yield {...}` (statements.py
+        checked the shape): its model is an ExplodeModel."""
+        if source is None:
+            self.block("splits a value the expression IR cannot express", line)
+        elif self.reason is None:
+            self.explosion = (source, sep, name, line)
 
     def block(self, why: str, line: int) -> None:
         """The first construct the model cannot express stops it."""
@@ -54,8 +63,9 @@ class ModelRecorder:
         if term is None:
             self.block(f"computes {what} the expression IR cannot express", line)
             return
+        term = plain(term)
         self.seq += 1
-        if not _never_raises(term):
+        if not never_raises(term):
             self.computed.append(_Computed(term, tuple(guards), self.seq, line))
 
     def case(self, guards: list, outcome, line: int) -> None:
@@ -74,19 +84,29 @@ class ModelRecorder:
         """A record emitted (`return d`, `yield d`): the input updated, or a fresh dict."""
         if self.reason is not None:
             return
+        obj = heap[ref.id]
+        if self.kind == "reduce" and obj.kind == "row" and ref.pos == "each" and not obj.fields \
+                and not obj.deleted and not obj.maybe_deleted and not obj.dynamic:
+            self.case(guards, FORWARD, line)  # `yield from rows`: a GroupFilterModel if groups.py agrees
+            return
         emit = _emit_of(heap, ref, self.n_sides, self.kind == "reduce")
         if isinstance(emit, str):
             self.block(emit, line)
             return
         self.case(guards, emit, line)
 
-    def build(self, line: int):
-        """(model, None) or (None, reason)."""
+    def build(self, line: int, forwards_groups: bool = False):
+        """(model, None) or (None, reason). `forwards_groups`: groups.py proved that the Reduce
+        emits each group whole and unchanged, or nothing."""
         if self.reason is not None:
             return None, self.reason
         problem = self._unused_raising()
         if problem:
             return None, problem
+        if any(outcome == FORWARD for _, outcome, _, _ in self.cases):
+            return self._group_filter(line, forwards_groups)
+        if self.explosion is not None:
+            return self._explode_model()
         if self.kind == "filter":
             return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line), None
         cases = tuple(Case(_conjunction(g), outcome, at) for g, outcome, _, at in self.cases)
@@ -102,6 +122,38 @@ class ModelRecorder:
                                   "only sum/len/min/max over the group and rows[0] are modelled")
         return ReduceModel(cases, line, self._eager_aggregates()), None
 
+    def _explode_model(self):
+        """The loop body's one `yield {...}`, recorded once per round of the loop's fixpoint."""
+        source, sep, name, line = self.explosion
+        outcomes = {(guards, outcome) for guards, outcome, _, _ in self.cases}
+        if len(outcomes) != 1:
+            return None, f"emits different records in the loop (line {line})"
+        ((guards, emit),) = outcomes
+        if guards or not isinstance(emit, Emit):
+            return None, f"emits under a condition in the loop (line {line})"
+        return ExplodeModel(source, sep, name, emit, line), None
+
+    def _group_filter(self, line: int, forwards_groups: bool):
+        """A GroupFilterModel: the cases' guards, in order, decide whether the group is forwarded
+        (the generator ends after `yield from rows` or falls off its end with nothing)."""
+        first = next(c for c in self.cases if c[1] == FORWARD)
+        if not forwards_groups:
+            return None, f"emits records of a group (line {first[3]}), not proven to be the whole group"
+        if any(outcome not in (FORWARD, NO_RECORD) for _, outcome, _, _ in self.cases):
+            return None, f"emits a group's records and other records (line {first[3]})"
+        later = [c for c in self.computed if c.seq > first[2]]
+        if later:  # Python raises after the records are out: the group would be half emitted
+            return None, f"computes {later[0].term} (line {later[0].line}), which may raise, after emitting the group"
+        predicate: Expr = Lit(False)
+        for guards, outcome, _, _ in reversed(self.cases):
+            kept = Lit(outcome == FORWARD)
+            predicate = IfElse(_conjunction(guards), kept, predicate) if guards else kept
+        if predicate == IfElse(predicate.test, Lit(True), Lit(False)):
+            predicate = predicate.test  # emitted iff its truthiness: the test alone says it
+        if not _group_level(predicate):
+            return None, f"uses a record of the group outside an aggregate (line {first[3]})"
+        return GroupFilterModel(predicate, first[3]), None
+
     def _eager_aggregates(self) -> frozenset:
         """The aggregates Python computes for every group: at statement level before any branch
         or emit, in the first condition tested, or anywhere in an unconditional only case."""
@@ -112,7 +164,7 @@ class ModelRecorder:
             terms += list(guards[:1])
             if not guards and len(self.cases) == 1:
                 terms += list(_terms_of(guards, outcome))
-        return frozenset(t for term in terms for t in term.walk() if isinstance(t, Agg))
+        return frozenset(t for term in terms for t in _surely_evaluated(term) if isinstance(t, Agg))
 
     def _predicate(self) -> Expr:
         predicate: Expr = Lit(None)  # falling off the end returns None: the record is dropped
@@ -125,9 +177,11 @@ class ModelRecorder:
             for k, (guards, outcome, seq, _) in enumerate(self.cases):
                 if seq < c.seq or guards[: len(c.guards)] != c.guards:
                     continue
-                # a native CASE evaluates this case's terms and every earlier case's guard
-                evaluated = list(_terms_of(guards, outcome)) + [t for g, *_ in self.cases[:k] for t in g]
-                if not any(_contains(t, c.term) for t in evaluated):
+                # a native CASE evaluates this case's terms and (at least) every earlier case's first
+                # guard; inside a term, a conditional's branches and later operands of and/or only
+                # sometimes (Python's `x = 1 // d` then `x if c else 0` raises where c is false too)
+                evaluated = list(_terms_of(guards, outcome)) + [g[0] for g, *_ in self.cases[:k] if g]
+                if not any(t == c.term for term in evaluated for t in _surely_evaluated(term)):
                     return (f"computes {c.term} (line {c.line}), which may raise, on a path that does not "
                             f"use it (Python raises there, a native expression would not)")
         return None
@@ -188,9 +242,18 @@ def _group_level(term: Expr) -> bool:
     return all(_group_level(c) for c in term.children())
 
 
-def _never_raises(term: Expr) -> bool:
-    return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
-               or (isinstance(t, Agg) and t.fn == "count") for t in term.walk())
+def _surely_evaluated(term: Expr):
+    """The subterms Python evaluates whenever it evaluates `term`: a conditional's test but
+    not its branches, the first operand of `and`/`or` but not the others."""
+    yield term
+    if isinstance(term, IfElse):
+        parts = (term.test,)
+    elif isinstance(term, BoolOp):
+        parts = term.values[:1]
+    else:
+        parts = term.children()
+    for part in parts:
+        yield from _surely_evaluated(part)
 
 
 def _terms_of(guards, outcome):
@@ -199,8 +262,3 @@ def _terms_of(guards, outcome):
         yield from (t for _, t in outcome.fields)
     elif isinstance(outcome, Expr):
         yield outcome
-
-
-def _contains(term: Expr, part: Expr) -> bool:
-    return any(t == part for t in term.walk())
-

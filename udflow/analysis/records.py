@@ -267,6 +267,19 @@ class Records:
             if isinstance(a, (LocalFn,)):
                 raise self.an.impure("uses a function as a value", node)
 
+    def truth_deps(self, v: Val) -> frozenset:
+        """The fields the truthiness of `v` depends on. A list is truthy iff it is not empty, so
+        what decides is what decides its length (as for `len`, `b_len`), not its records'
+        contents: `if [r for r in rows if r["tip"] is not None]` reads `tip`, not whole rows."""
+        out = set(v.deps)
+        for a in v.atoms:
+            if isinstance(a, Seq):
+                elem = Val(frozenset(x for x in a.elem.atoms if not isinstance(x, RecRef)), a.elem.deps)
+                out |= self.deps(elem)
+            else:
+                out |= self.deps(val(a))
+        return frozenset(out)
+
     def element(self, it: Val, node) -> Val:
         """The value of one element when iterating over `it`."""
         out = Val()

@@ -14,8 +14,9 @@ import decimal
 
 from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.state import RECORD_KINDS
-from udflow.expr import LITERAL_TYPES, Lit, Not
+from udflow.expr import LITERAL_TYPES, Elem, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
+from udflow.analysis.terms import truth_term
 from udflow.analysis.values import (
     NONE,
     ORDER,
@@ -98,9 +99,9 @@ class Statements:
             self.returned(v.plus(self.pc), s)
         elif isinstance(s, ast.If):
             test = self.ev(s.test)
-            deps = self.deps(test)
+            deps = self.truth_deps(test)
             an.read(deps, s.test, "used in a branch condition", self)
-            condition = an.node_terms.get(id(s.test)) if self.is_udf else None
+            condition = truth_term(an.node_terms.get(id(s.test))) if self.is_udf else None
             if self.is_udf:
                 an.model.computes(condition, self.guards, s.lineno, "a condition")
             with self.narrowed(s.test, True):
@@ -164,10 +165,13 @@ class Statements:
 
     def loop(self, s) -> None:
         an = self.an
-        if self.is_udf:
+        split = _explosion_split(self.unit.node, s) if self.is_udf and an.kind == "map" else None
+        if self.is_udf and split is None:
             an.model.block("a loop", s.lineno)
         if isinstance(s, ast.For):
             it = self.ev(s.iter)
+            if split is not None:
+                an.model.explode(an.node_terms.get(id(s.iter.func.value)), split[0], s.target.id, s.lineno)
             deps = set(it.deps) | {d for a in it.atoms if isinstance(a, (FieldOf,)) for d in self.deps(val(a))}
             an.read(deps - {ORDER}, s.iter, "iterated over", self)
             elem = self.element(it, s.iter)
@@ -193,6 +197,8 @@ class Statements:
                 self.env = start
                 if elem is not None:
                     self.bind(s.target, elem.plus(deps), s)
+                    if split is not None:  # the piece at hand of the explosion
+                        self.env[s.target.id] = self.env[s.target.id].with_term(Elem())
                 out = self.sub_block(s.body, "body", s, deps)
                 merged = dict(env)
                 for k, v in out.items():
@@ -314,6 +320,33 @@ class Statements:
                 an.model.emit(an.heap, records[0], list(self.guards), node.lineno)
             else:
                 an.model.block("emits one of several dicts from one expression", node.lineno)
+
+
+def _explosion_split(fnode, s):
+    """`(sep,)` when the function's whole body (but a docstring) is the loop `s` of the exact
+    shape an `ExplodeModel` describes, else None:
+
+        for NAME in TERM.split(SEP):      SEP a non-empty str literal, or none (sep None)
+            yield {...}
+    """
+    body = list(getattr(fnode, "body", ()))
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if body != [s] or not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse:
+        return None
+    if len(s.body) != 1 or not isinstance(s.body[0], ast.Expr) or not isinstance(s.body[0].value, ast.Yield) \
+            or not isinstance(s.body[0].value.value, ast.Dict):
+        return None
+    call = s.iter
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "split"
+            and not call.keywords and len(call.args) <= 1):
+        return None
+    if not call.args:
+        return (None,)
+    sep = call.args[0]
+    if isinstance(sep, ast.Constant) and isinstance(sep.value, str) and sep.value:
+        return (sep.value,)
+    return None
 
 
 def _literal(v: Val):

@@ -16,6 +16,7 @@ is not built (`model.py` says which construct and line).
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional
 
 import builtins
@@ -31,6 +32,7 @@ from udflow.expr import (
     Call,
     Cmp,
     Contains,
+    Elem,
     Expr,
     Field,
     First,
@@ -42,6 +44,8 @@ from udflow.expr import (
     Neg,
     Not,
     Slice,
+    Truth,
+    transform,
 )
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -49,7 +53,55 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 DATE_PARTS = ("year", "month", "day")
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
-GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "list": None, "tuple": None}
+GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
+               "list": None, "tuple": None}
+# Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
+NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem)
+NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
+
+
+@dataclass(frozen=True)
+class GroupList(GroupRows):
+    """Analysis-internal: a `GroupRows` whose Python value is a list or tuple (`list(rows)`,
+    `[... for r in rows if c]`), so that its truthiness is whether it is non-empty. A
+    generator over the group is always truthy, and the group parameter itself may be a
+    one-shot iterator (always truthy): both stay plain `GroupRows`, without a truthiness
+    term. Never part of a model: `plain` turns it back into a `GroupRows`."""
+
+
+def never_raises(term: Expr) -> bool:
+    """Whether evaluating the term never raises: `==`/`!=`, `is None`, membership in literals,
+    truthiness, and/or/conditionals of such terms, counts, any/all."""
+    return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
+               or (isinstance(t, Agg) and t.fn in NEVER_RAISING_AGGREGATES) for t in term.walk())
+
+
+def plain(term: Optional[Expr]) -> Optional[Expr]:
+    """The term with every `GroupList` a plain `GroupRows` (the IR the models speak)."""
+    if term is None:
+        return None
+    return transform(term, lambda t: GroupRows(t.elem, t.where) if type(t) is GroupList else t)
+
+
+def truth_term(term: Optional[Expr]) -> Optional[Expr]:
+    """A term with the truthiness of `term`, for where Python uses only its truthiness (an
+    `if`, a conditional's test, `not`, `bool()`), or None when there is none. A list over the
+    group is truthy iff it is non-empty: `len(...) > 0`, i.e. `Cmp(">", Agg("count",
+    GroupRows(None, where)), Lit(0))`; `and`/`or` and a conditional's branches keep their
+    evaluation order, each operand replaced by a term of the same truthiness."""
+    if term is None:
+        return None
+    if isinstance(term, GroupList):
+        return Cmp(">", Agg("count", GroupRows(None, term.where)), Lit(0))
+    if isinstance(term, GroupRows):
+        return None  # a generator or an iterator: truthy whatever it holds
+    if isinstance(term, BoolOp):
+        parts = tuple(truth_term(v) for v in term.values)
+        return None if any(p is None for p in parts) else BoolOp(term.op, parts)
+    if isinstance(term, IfElse):
+        body, orelse = truth_term(term.body), truth_term(term.orelse)
+        return None if body is None or orelse is None else IfElse(term.test, body, orelse)
+    return term
 
 
 def term_of(frame, node, value: Val) -> Optional[Expr]:
@@ -88,7 +140,8 @@ def _unary(frame, node, value):
     if isinstance(node.op, ast.USub):
         return Neg(operand)
     if isinstance(node.op, ast.Not):
-        return Not(operand)
+        operand = truth_term(operand)
+        return Not(operand) if operand is not None else None
     return None
 
 
@@ -100,7 +153,7 @@ def _boolop(frame, node, value):
 
 
 def _ifexp(frame, node, value):
-    parts = [_child(frame, n) for n in (node.test, node.body, node.orelse)]
+    parts = [truth_term(_child(frame, node.test))] + [_child(frame, n) for n in (node.body, node.orelse)]
     return None if any(p is None for p in parts) else IfElse(*parts)
 
 
@@ -117,6 +170,10 @@ def _compare(frame, node, value):
 
 def _comparison(frame, op, a, b) -> Optional[Expr]:
     left, right = _child(frame, a), _child(frame, b)
+    if left is not None and isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (ast.Tuple, ast.List)) \
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, LITERAL_TYPES) for e in b.elts):
+        # a literal tuple or list has no term of its own: membership is == against each value
+        return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
     if left is None or right is None:
         return None
     if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, Lit) and right.value is None:
@@ -124,9 +181,6 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(right, Lit) and isinstance(right.value, str):
             found = Contains(left, right)
-        elif isinstance(b, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in b.elts) \
-                and not isinstance(b, ast.Set):
-            return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
         elif _is_str_term(right):
             found = Contains(left, right)
         else:
@@ -137,7 +191,7 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 
 def _is_str_term(term: Expr) -> bool:
-    return isinstance(term, Field) or (isinstance(term, Call) and term.name.startswith("str."))
+    return isinstance(term, (Field, Elem)) or (isinstance(term, Call) and term.name.startswith("str."))
 
 
 def _subscript(frame, node, value: Val):
@@ -197,6 +251,9 @@ def _call(frame, node, value):
             return Call(name, (receiver, *args))
         return None
     if isinstance(node.func, ast.Name):
+        if node.func.id == "bool" and len(args) == 1 and _is_builtin(frame, node, vars(builtins)):
+            truth = truth_term(args[0])  # for a list over the group, already a bool
+            return truth if isinstance(args[0], GroupList) or truth is None else Truth(truth)
         if len(args) == 1 and isinstance(args[0], GroupRows):
             return _group_call(frame, node, args[0])
         if node.func.id in FUNCTIONS and "." not in node.func.id and _is_builtin(frame, node, FUNCTIONS) and args:
@@ -212,15 +269,19 @@ def _is_builtin(frame, node, table) -> bool:
 
 
 def _group_call(frame, node, rows: GroupRows) -> Optional[Expr]:
-    """`sum(...)`, `len(...)`, `min(...)`, `max(...)` over the group, or `list(rows)`."""
+    """`sum(...)`, `len(...)`, `min(...)`, `max(...)`, `any(...)`, `all(...)` over the group, or
+    `list(rows)`."""
     name = node.func.id
     if name not in GROUP_CALLS or not _is_builtin(frame, node, vars(builtins)):
         return None
     fn = GROUP_CALLS[name]
     if fn is None:
-        return rows
+        return GroupList(rows.elem, rows.where)  # list(...), tuple(...): a materialised sequence
     if fn != "count" and rows.elem is None:
         return None  # the records themselves compared or added: not a scalar aggregate
+    rows = GroupRows(rows.elem, rows.where)
+    if fn in ("any", "all") and not never_raises(rows):
+        return None  # Python stops at the first deciding value: a later one's error never happens
     return Agg(fn, rows)
 
 
@@ -244,7 +305,7 @@ def _comprehension(frame, node, value):
         if elem is None:
             return None
     cond = None if not where else where[0] if len(where) == 1 else BoolOp("and", tuple(where))
-    return GroupRows(elem, cond)
+    return GroupList(elem, cond) if isinstance(node, ast.ListComp) else GroupRows(elem, cond)
 
 
 _BUILDERS = {
