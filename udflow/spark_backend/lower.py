@@ -64,6 +64,7 @@ from udflow.fields import output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
+from udflow.spark_backend.grouping import determined_fields
 from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
 from udflow.spark_backend.schema import (
@@ -90,6 +91,7 @@ class Lowered:
     df: DataFrame
     pickled: bool
     input_schema: Optional[StructType] = None  # pickled: the schema its fields may inherit
+    nonnull: frozenset = frozenset()  # fields a native operator (or a join's key) proves never None
 
 
 class Lowering:
@@ -195,9 +197,9 @@ class Lowering:
             inp = self.lower(node.input, key)
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
             if columns:
-                return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False)
+                return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False, nonnull=inp.nonnull)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
-            return Lowered(df, inp.pickled, inp.input_schema)
+            return Lowered(df, inp.pickled, inp.input_schema, inp.nonnull)
         inp = self.lower(node.input)
         struct = None if inp.pickled else scalar.struct_map(node, udf, inp.df, self._timezone())
         if struct is not None:
@@ -235,16 +237,17 @@ class Lowering:
             return None
         try:
             where = f"{node.label}: {function_location(node.fn)}"
-            nonnull = _nonnull_fields(node.input)
+            nonnull = _nonnull_fields(node.input) | inp.nonnull
             if isinstance(node, Reduce):
-                df = native_groups.run_reduce(inp.df, node.key, model, where, nonnull)
+                determined = determined_fields(node.input, node.key)
+                df, known = native_groups.run(inp.df, node.key, model, where, nonnull, determined)
             else:
-                df = native_ops.run(inp.df, model, where, nonnull)
+                df, known = native_ops.run(inp.df, model, where, nonnull)
         except NotNative as why:
             self.python_reasons[node.label] = str(why)
             return None
         self.native_labels.add(node.label)
-        return Lowered(df, pickled=False)
+        return Lowered(df, pickled=False, nonnull=known)
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
         native = self._native(node, key)
@@ -284,16 +287,22 @@ class Lowering:
     def match(self, node: Match, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, *self._hinted(node))
         on = F.expr(" AND ".join(f"{ident(a)} = {ident(b)}" for a, b in zip(node.left_key, node.right_key)))
-        return self._pairs(node, left, left.join(right, on, "inner"), key)
+        keys = frozenset(node.left_key) | frozenset(node.right_key)  # a None key matches nothing
+        return self._pairs(node, left, left.join(right, on, "inner"), key, self._sides_nonnull(node) | keys)
 
     def cross(self, node: Cross, key: Optional[tuple]) -> Lowered:
         left, right = self._hinted(node)
-        return self._pairs(node, left, left.crossJoin(right), key)
+        return self._pairs(node, left, left.crossJoin(right), key, self._sides_nonnull(node))
 
-    def _pairs(self, node: Match | Cross, left: DataFrame, joined: DataFrame, key: Optional[tuple]) -> Lowered:
-        if node.fn is None:
-            return Lowered(joined, pickled=False)  # concatenation {**l, **r}: the join's own output
-        native = self._native_pairs(node, joined)
+    def _sides_nonnull(self, node: Match | Cross) -> frozenset:
+        """The fields the operators below either side prove never None."""
+        return self.lower(node.left).nonnull | self.lower(node.right).nonnull
+
+    def _pairs(self, node: Match | Cross, left: DataFrame, joined: DataFrame, key: Optional[tuple],
+               nonnull: frozenset) -> Lowered:
+        if node.fn is None:  # concatenation {**l, **r}: the join's own output
+            return Lowered(joined, pickled=False, nonnull=nonnull)
+        native = self._native_pairs(node, joined, nonnull)
         if native is not None:
             return native
         udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
@@ -301,7 +310,7 @@ class Lowering:
         run = executor.map_partitions
         return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
 
-    def _native_pairs(self, node: Match | Cross, joined: DataFrame) -> Optional[Lowered]:
+    def _native_pairs(self, node: Match | Cross, joined: DataFrame, known: frozenset) -> Optional[Lowered]:
         """A Match/Cross function with a model, run natively over the joined row: its model is
         a Map's over the concatenated pair (the two sides' fields are disjoint)."""
         if not self.native:
@@ -314,13 +323,13 @@ class Lowering:
             return None
         try:
             where = f"{node.label}: {function_location(node.fn)}"
-            nonnull = _nonnull_fields(node.left) | _nonnull_fields(node.right)
-            df = native_ops.run(joined, model, where, nonnull)
+            nonnull = _nonnull_fields(node.left) | _nonnull_fields(node.right) | known
+            df, out_known = native_ops.run(joined, model, where, nonnull)
         except NotNative as why:
             self.python_reasons[node.label] = str(why)
             return None
         self.native_labels.add(node.label)
-        return Lowered(df, pickled=False)
+        return Lowered(df, pickled=False, nonnull=out_known)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))

@@ -37,7 +37,8 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
-from typing import Optional
+from contextlib import contextmanager
+from typing import Iterator, Optional
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -45,7 +46,7 @@ from pyspark.sql.types import StructType
 
 from udflow.expr import Expr, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import native_calls, sql
+from udflow.spark_backend import native_calls, nullness, sql
 from udflow.spark_backend.native_types import (
     INT_MIN,
     NotNative,
@@ -72,7 +73,7 @@ class NativeLowering:
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
-                 shown=None, pinned: bool = True):
+                 shown=None, pinned: bool = True, elem: Optional[str] = None):
         self.fields = {f.name: f for f in schema.fields}
         self.where = where
         # the fields an error shows of its record: those the function reads, so that an error
@@ -85,6 +86,7 @@ class NativeLowering:
         # errors made nondeterministic, so Catalyst never moves them (see `error`); False inside
         # an aggregate's argument, which Spark requires deterministic and never moves anyway
         self.pinned = pinned
+        self.elem = elem  # the column holding an explosion's piece (`Elem()`), where there is one
         self.guards_made = 0  # raising guards built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
         self._record = None  # the shown record as base64 JSON, built once
@@ -101,6 +103,26 @@ class NativeLowering:
         typed = method(term)
         return typed, self.guards_made > before
 
+    @contextmanager
+    def assuming(self, nonnull: frozenset) -> Iterator[None]:
+        """Lower knowing `nonnull` fields are not None (an earlier condition proves it)."""
+        before = self.nonnull
+        self.nonnull = before | nonnull
+        try:
+            yield
+        finally:
+            self.nonnull = before
+
+    def _in_order(self, values: tuple, op: str, lower) -> list:
+        """Each operand of `and`/`or` lowered knowing what reaching it proves: the earlier
+        operands were truthy (`and`) or falsy (`or`)."""
+        out, known = [], frozenset()
+        for value in values:
+            with self.assuming(known):
+                out.append(lower(value))
+            known |= nullness.when_true(value) if op == "and" else nullness.when_false(value)
+        return out
+
     def predicate(self, term: Expr) -> str:
         """A condition: Python's truthiness of the term, never null. `and`, `or` and `not` over
         parts that cannot raise become plain AND, OR, NOT, which Spark can push into a scan;
@@ -112,7 +134,7 @@ class NativeLowering:
             text, raises = self._condition(term.operand)
             return f"(NOT {text})", raises
         if isinstance(term, BoolOpTerm):
-            parts = [self._condition(v) for v in term.values]
+            parts = self._in_order(term.values, term.op, self._condition)
             if not any(raises for _, raises in parts):
                 return sql.conjunction(term.op.upper(), [text for text, _ in parts]), False
         typed, raises = self._lower_counting(term)
@@ -174,6 +196,11 @@ class NativeLowering:
         nullable = f.nullable and t.name not in self.nonnull
         return Typed(value, family, nullable, not checks, decimal_of(f.dataType))
 
+    def _Elem(self, t) -> Typed:
+        if self.elem is None:
+            raise NotNative("the element of an explosion outside one")
+        return Typed(ident(self.elem), "str", False, True)
+
     def _Lit(self, t: Lit) -> Typed:
         v = t.value
         if v is None:
@@ -217,7 +244,7 @@ class NativeLowering:
         family = "decimal" if "decimal" in families else "float" if "float" in families else "int"
         if t.op == "/":
             family = "decimal" if family == "decimal" else "float"
-        if t.op in ("/", "//", "%"):
+        if t.op in ("/", "//", "%") and not _nonzero_constant(t.right):
             guards.append((f"({right.sql} = 0)", self.error(f"ZeroDivisionError: {t.op} by zero", left, right)))
         maker = native_calls.ARITH_MAKERS.get((t.op, family))
         if maker is None:
@@ -290,7 +317,7 @@ class NativeLowering:
         return Typed(f"(NOT {self.truth(self.lower(t.operand))})", "bool", False)
 
     def _BoolOp(self, t) -> Typed:
-        values = [self.lower(v) for v in t.values]
+        values = self._in_order(t.values, t.op, self.lower)
         family = _one_family(values, f"{t.op} of")
         result = values[-1]
         for v in reversed(values[:-1]):  # a and b == (b if a else a); a or b == (a if a else b)
@@ -300,7 +327,11 @@ class NativeLowering:
         return result
 
     def _IfElse(self, t) -> Typed:
-        test, body, orelse = self.lower(t.test), self.lower(t.body), self.lower(t.orelse)
+        test = self.lower(t.test)
+        with self.assuming(nullness.when_true(t.test)):
+            body = self.lower(t.body)
+        with self.assuming(nullness.when_false(t.test)):
+            orelse = self.lower(t.orelse)
         family = _one_family([body, orelse], "a conditional whose branches are")
         text = case([(self.truth(test), body.sql)], orelse.sql)
         return Typed(text, family, body.nullable or orelse.nullable, decimal=_wider(family, body, orelse))
@@ -340,6 +371,11 @@ class NativeLowering:
         if maker is None:
             raise NotNative(f"{t.name} has no native form")
         return maker(self, [self.lower(a) for a in t.args])
+
+
+def _nonzero_constant(term: Expr) -> bool:
+    return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) \
+        and not isinstance(term.value, bool) and term.value != 0
 
 
 def _base64_json(value: str) -> str:

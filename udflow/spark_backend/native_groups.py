@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from udflow.analysis.model import Case, Emit, RecordModel, ReduceModel, case_terms, fields_read
-from udflow.expr import Agg, Expr, Field, First, transform
+from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
+from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, IfElse, Lit, transform
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
@@ -67,21 +67,27 @@ class Aggregated:
     nonnull: bool
 
 
-def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset) -> DataFrame:
-    """The Reduce natively; NotNative when an aggregate or a term has no exact native form."""
+def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset,
+               determined: frozenset = frozenset()) -> tuple[DataFrame, frozenset]:
+    """The Reduce natively, and its output's fields known never None; NotNative when an
+    aggregate or a term has no exact native form. `determined`: fields the key determines
+    (`grouping`), grouped by rather than taken from one record."""
     schema = df.schema
     rows = NativeLowering(schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False)
     aggs = model.aggregates()
-    lowered = [_aggregate(rows, agg, f"__udflow_agg{i}", agg in model.eager) for i, agg in enumerate(aggs)]
+    nonempty = used_where_nonempty(model)
+    lowered = [_aggregate(rows, agg, f"__udflow_agg{i}", agg in model.eager, agg in nonempty)
+               for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
     firsts = list(schema.names) if copies else sorted({t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)})
     columns = [f"{text} AS {name}" for a in lowered for name, text in a.columns]
-    from_key = _exact_key_fields(schema, key)  # rows[0][k] is the group's own key value
+    also = tuple(n for n in firsts if n in _exact_key_fields(schema, tuple(determined)))
+    from_key = _exact_key_fields(schema, key + also)  # rows[0][k] is the group's own key value
     from_struct = [n for n in firsts if n not in from_key]
     if from_struct:
         fields = ", ".join(f"{literal(n)}, {ident(n)}" for n in from_struct)
         columns.append(f"first(named_struct({fields})) AS {FIRST}")
-    keys = [F.expr(ident(k)) for k in key]
+    keys = [F.expr(ident(k)) for k in key + also]
     grouped = df.groupBy(*keys).agg(*[F.expr(c) for c in columns]) if columns else df.groupBy(*keys).count()
     helper = [name for a in lowered for name, _ in a.columns]
     one_row = grouped.selectExpr(*[ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts],
@@ -92,8 +98,8 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
         checked=checks,
     )
     names = {agg: a.alias for agg, a in zip(aggs, lowered)}
-    out = run_map(one_row, _over_one_row(model, names), groups)
-    return out.drop(*helper) if copies else out
+    out, known = run_map(one_row, _over_one_row(model, names), groups)
+    return (out.drop(*helper) if copies else out), known - set(helper)
 
 
 def _exact_key_fields(schema, key: tuple) -> frozenset:
@@ -119,8 +125,9 @@ def _over_one_row(model: ReduceModel, names: dict) -> RecordModel:
     return RecordModel(cases, model.line)
 
 
-def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool) -> Aggregated:
-    """The aggregate's columns over the group's records, with Python's semantics."""
+def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty: bool) -> Aggregated:
+    """The aggregate's columns over the group's records, with Python's semantics. `nonempty`:
+    the model uses its value only where its list holds a value (see `used_where_nonempty`)."""
     before = rows.guards_made
     cond = rows.predicate(agg.rows.where) if agg.rows.where is not None else None
     x = rows.lower(agg.rows.elem) if agg.rows.elem is not None else None
@@ -130,11 +137,23 @@ def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool) -> Aggre
     if agg.fn == "count":
         return Aggregated(alias, ((alias, f"count(CASE WHEN {kept} THEN 1 END)"),), (), True)
     if agg.fn == "sum":
-        return _sum(agg, x, cond, kept, alias)
-    return _min_max(agg, x, cond, kept, alias)
+        return _sum(agg, x, cond if not nonempty else None, kept, alias)
+    if agg.fn in ("min", "max"):
+        return _min_max(agg, x, cond, kept, alias)
+    if agg.fn in ("any", "all") and x is not None:
+        return _any_all(agg, rows.truth(x), kept, alias)
+    raise NotNative(f"{agg} has no native form")
+
+
+def _any_all(agg: Agg, truth: str, kept: str, alias: str) -> Aggregated:
+    """any/all: Python's truthiness of each value; no values: any is False, all is True."""
+    pick, empty = ("max", "FALSE") if agg.fn == "any" else ("min", "TRUE")
+    return Aggregated(alias, ((alias, f"coalesce({pick}(CASE WHEN {kept} THEN {truth} END), {empty})"),), (), True)
 
 
 def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
+    """`cond` is None where no record's `if` matters: none is given, or the value is used
+    only where a value is kept (then Python's int 0 for nothing never shows)."""
     nulls, null_check = _null_count(x, kept, alias, "TypeError: None in sum (0 + None)")
     if x.family in ("int", "bool"):
         total = f"coalesce(sum(CAST(CASE WHEN {kept} THEN CAST({x.sql} AS BIGINT) END AS DECIMAL(38,0))), CAST(0 AS DECIMAL(38,0)))"
@@ -147,20 +166,22 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     if x.family == "float":
         if sys.version_info >= (3, 12):
             raise NotNative("Python 3.12's sum of floats compensates rounding (no native form)")
-        fold = f"aggregate(collect_list({x.sql}), CAST(0.0 AS DOUBLE), (acc, v) -> acc + v)"
+        values = x.sql if kept == "TRUE" else f"CASE WHEN {kept} THEN {x.sql} END"
+        fold = f"aggregate(collect_list({values}), CAST(0.0 AS DOUBLE), (acc, v) -> acc + v)"
         return Aggregated(alias, ((alias, fold), *nulls), tuple(null_check), True)
     if x.family == "decimal":
-        return _decimal_sum(x, alias, nulls, null_check)
+        return _decimal_sum(x, kept, alias, nulls, null_check)
     raise NotNative(f"sum over {x.family} values")
 
 
-def _decimal_sum(x: Typed, alias: str, nulls: tuple, null_check: tuple) -> Aggregated:
+def _decimal_sum(x: Typed, kept: str, alias: str, nulls: tuple, null_check: tuple) -> Aggregated:
     """Exact while every running total fits Python's 28 digits: bounded by the sum of |x|.
     Spark sums decimal(p, s) as decimal(p + 10, s) (at most 38 digits): the scale is kept."""
     scale = x.decimal[1]
     limit = power_of_ten(DECIMAL_DIGITS - scale, scale)
-    wide = f"coalesce(sum(abs({x.sql})) >= {limit}, TRUE)"  # null: Spark's own overflow
-    return Aggregated(alias, ((alias, f"sum({x.sql})"), (alias + "_wide", wide), *nulls),
+    values = x.sql if kept == "TRUE" else f"CASE WHEN {kept} THEN {x.sql} END"
+    wide = f"coalesce(sum(abs({values})) >= {limit}, TRUE)"  # null: Spark's own overflow
+    return Aggregated(alias, ((alias, f"sum({values})"), (alias + "_wide", wide), *nulls),
                       ((alias + "_wide", "a Decimal sum past 28 digits (Python's context would round it)"),
                        *null_check), True)
 
@@ -186,3 +207,86 @@ def _null_count(x: Typed, kept: str, alias: str, message: str) -> tuple:
         return (), ()
     flag = f"(count(CASE WHEN {kept} AND {x.sql} IS NULL THEN 1 END) > 0)"
     return ((alias + "_none", flag),), ((alias + "_none", message),)
+
+
+# -- sums over an `if` that the model uses only where their list holds a value ---------------
+
+
+def used_where_nonempty(model: ReduceModel) -> frozenset:
+    """The `sum`s over a filtered list whose every use the model reaches only where that list
+    holds a value (`sum(xs) / len(xs) if xs else None`): there Python's int 0 for an empty
+    list never shows, and the native sum over the kept values is exact. A use is covered by
+    a test `len(list) > 0` (or `>= 1`, `!= 0`) in a conditional's test, an earlier `and`
+    operand, or the case's guard."""
+    covered: dict = {}
+
+    def visit(term: Expr, known: frozenset) -> None:
+        if isinstance(term, Agg):
+            if term.fn == "sum" and term.rows.where is not None:
+                covered[term] = covered.get(term, True) and term.rows.where in known
+            return  # its parts are per-record terms
+        if isinstance(term, IfElse):
+            visit(term.test, known)
+            visit(term.body, known | _nonempty_lists(term.test))
+            visit(term.orelse, known)
+            return
+        if isinstance(term, BoolOp) and term.op == "and":
+            for value in term.values:
+                visit(value, known)
+                known = known | _nonempty_lists(value)
+            return
+        for child in term.children():
+            visit(child, known)
+
+    for c in model.cases:
+        visit(c.guard, frozenset())
+        if isinstance(c.emit, Emit):
+            for _, term in c.emit.fields:
+                visit(term, _nonempty_lists(c.guard))
+    return frozenset(agg for agg, ok in covered.items() if ok)
+
+
+def _nonempty_lists(test: Expr) -> frozenset:
+    """The `where`s of the filtered lists that `test` being truthy proves non-empty."""
+    if isinstance(test, BoolOp) and test.op == "and":
+        return frozenset().union(*[_nonempty_lists(v) for v in test.values])
+    if isinstance(test, Cmp) and isinstance(test.left, Agg) and test.left.fn == "count" \
+            and isinstance(test.right, Lit) and type(test.right.value) is int \
+            and (test.op, test.right.value) in ((">", 0), (">=", 1), ("!=", 0)):
+        return frozenset({test.left.rows.where})
+    return frozenset()
+
+
+# -- a Reduce that keeps or drops each group whole -------------------------------------------
+
+KEPT_KEY = "__udflow_kept_key{}"
+
+
+def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: str, nonnull: frozenset) -> tuple[DataFrame, frozenset]:
+    """The groups whose predicate holds, every record of them as it is: the predicate runs as
+    a Reduce emitting the kept groups' keys (`run_reduce`), and a left semi join on the key
+    (null-safe: None keys form a group, as in Python) keeps their records.
+
+        def buying(rows):                       df.join(
+            rows = list(rows)                      df.groupBy(sid).agg(max(action = 'buy') AS a0)
+            if any(r["action"] == "buy"              .where(coalesce(a0, FALSE)).select(sid AS k0),
+                   for r in rows):                 sid <=> k0, "left_semi")
+                yield from rows
+    """
+    names = [KEPT_KEY.format(i) for i in range(len(key))]
+    emit = Emit(tuple((n, First(k)) for n, k in zip(names, key)), copies_input=False)
+    keys = ReduceModel((Case(model.predicate, emit, model.line),), model.line)
+    kept, _ = run_reduce(df, key, keys, where, nonnull)
+    on = " AND ".join(f"{ident(k)} <=> {ident(n)}" for k, n in zip(key, names))
+    return df.join(kept, F.expr(on), "left_semi"), nonnull
+
+
+def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
+        determined: frozenset = frozenset()) -> tuple[DataFrame, frozenset]:
+    """The Reduce natively from its model, and its output's fields known never None;
+    NotNative when it has no exact native form."""
+    if isinstance(model, GroupFilterModel):
+        return run_group_filter(df, key, model, where, nonnull)
+    if isinstance(model, ReduceModel):
+        return run_reduce(df, key, model, where, nonnull, determined)
+    raise NotNative(f"no native form for a {type(model).__name__}")

@@ -18,75 +18,147 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 
-from udflow.analysis.model import RAISES, Emit, FilterModel, RecordModel, fields_read
+from udflow.analysis.model import RAISES, Emit, ExplodeModel, FilterModel, RecordModel, fields_read
+from udflow.spark_backend import nullness
 from udflow.spark_backend.native import NativeLowering, NotNative
-from udflow.spark_backend.sql import case, ident, literal
+from udflow.spark_backend.native_calls import PY_WHITESPACE
+from udflow.spark_backend.sql import call, case, ident, literal
 
 CASE = "__udflow_case"
+ELEM = "__udflow_elem"
 
 
-def run_filter(df: DataFrame, model: FilterModel, lowering: NativeLowering) -> DataFrame:
+def run_filter(df: DataFrame, model: FilterModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
     lowering.line = model.line
-    return df.filter(lowering.predicate(model.predicate))
+    return df.filter(lowering.predicate(model.predicate)), lowering.nonnull | nullness.when_true(model.predicate)
 
 
-def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> DataFrame:
+def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
     """Rows whose first matching case emits are kept (a plain predicate where there is one
-    emitting case, which Spark can push into a scan); each written field is its case's term."""
+    emitting case, which Spark can push into a scan); each written field is its case's term.
+    Also the fields of the output the cases prove not None (`nullness`)."""
     emitting = [(k, c) for k, c in enumerate(model.cases) if isinstance(c.emit, Emit)]
     shape = {(tuple(n for n, _ in c.emit.fields), c.emit.copies_input) for _, c in emitting}
     if len(shape) > 1:
         raise NotNative("its cases emit records of different fields")
-    kept = df.filter(_keep(lowering, model))
+    reached = _reached(model)
+    kept = df.filter(_keep(lowering, model, reached))
+    proven = [reached[k] | nullness.when_true(c.guard) for k, c in emitting]
+    known = lowering.nonnull | (frozenset.intersection(*proven) if proven else frozenset())
     if not emitting:
-        return kept
+        return kept, known
     names, copies = next(iter(shape))
-    values = {name: _field_value(lowering, model, emitting, name) for name in names}
+    typed = {name: _field_value(lowering, model, emitting, reached, name) for name in names}
+    values = {name: text for name, (text, _) in typed.items()}
+    written_nonnull = frozenset(n for n, (_, nullable) in typed.items() if not nullable)
+    known = (known - set(names) if copies else frozenset()) | written_nonnull
     if not values:
-        return kept
+        return kept, known
     if copies:  # the input's columns in place, a written one replaced, new ones after
         columns = [f"{values.pop(c)} AS {ident(c)}" if c in values else ident(c) for c in df.columns]
-        return kept.selectExpr(*columns, *[f"{v} AS {ident(n)}" for n, v in values.items()])
-    return kept.selectExpr(*[f"{values[n]} AS {ident(n)}" for n in names])
+        return kept.selectExpr(*columns, *[f"{v} AS {ident(n)}" for n, v in values.items()]), known
+    return kept.selectExpr(*[f"{values[n]} AS {ident(n)}" for n in names]), known
 
 
-def _keep(lowering: NativeLowering, model: RecordModel) -> str:
+def _reached(model: RecordModel) -> list:
+    """Per case, the fields that reaching it proves not None: every earlier guard was falsy."""
+    out, known = [], frozenset()
+    for c in model.cases:
+        out.append(known)
+        known |= nullness.when_false(c.guard)
+    return out
+
+
+def _keep(lowering: NativeLowering, model: RecordModel, reached: list) -> str:
     """Whether a row's first matching case emits a record (a case that raises, raises)."""
     if len(model.cases) == 1 and isinstance(model.cases[0].emit, Emit):
         lowering.line = model.cases[0].line
         return lowering.predicate(model.cases[0].guard)
     branches = []
-    for c in model.cases:
+    for c, known in zip(model.cases, reached):
         lowering.line = c.line
         outcome = lowering.error("TypeError: the function returned None, expected a dict") \
             if c.emit == RAISES else literal(isinstance(c.emit, Emit))
-        branches.append((lowering.predicate(c.guard), outcome))
+        with lowering.assuming(known):
+            branches.append((lowering.predicate(c.guard), outcome))
     return case(branches, "FALSE")
 
 
-def _field_value(lowering: NativeLowering, model: RecordModel, emitting, name: str) -> str:
+def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached: list, name: str) -> tuple[str, bool]:
+    """The written field's SQL over the emitting cases, and whether it may be None."""
     typed = []
-    for _, c in emitting:
+    for k, c in emitting:
         lowering.line = c.line
-        typed.append((c, lowering.lower(dict(c.emit.fields)[name])))
-    families = {t.family for _, t in typed} - {"none"}
+        with lowering.assuming(reached[k] | nullness.when_true(c.guard)):
+            typed.append((k, c, lowering.lower(dict(c.emit.fields)[name])))
+    families = {t.family for _, _, t in typed} - {"none"}
     if len(families) > 1:
         raise NotNative(f"field {name} gets values of types {', '.join(sorted(families))}")
+    nullable = any(t.nullable for _, _, t in typed)
     if len(typed) == 1 and len(model.cases) == 1:
-        return typed[0][1].sql
+        return typed[0][2].sql, nullable
     branches = []
-    for c, t in typed:  # guards again: the first matching case among those kept emits
+    for k, c, t in typed:  # guards again: the first matching case among those kept emits
         lowering.line = c.line
-        branches.append((lowering.predicate(c.guard), t.sql))
-    return case(branches[:-1], branches[-1][1]) if len(branches) == len(model.cases) else case(branches, "NULL")
+        with lowering.assuming(reached[k]):
+            branches.append((lowering.predicate(c.guard), t.sql))
+    if len(branches) == len(model.cases):
+        return case(branches[:-1], branches[-1][1]), nullable
+    return case(branches, "NULL"), nullable
 
 
-def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> DataFrame:
-    """The operator natively; NotNative when the model has no exact native form. `nonnull`:
-    fields the data proves never None (`udflow.field_types`), whatever Spark's schema says."""
+def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
+    """One row per piece of the source string, in order (`explode` of Spark's `split`):
+
+        for g in r["genres"].split("|"):        df.selectExpr("*", "explode(split(genres, '\\|', -1)) AS elem")
+            yield {**r, "genre": g}                .selectExpr(<the input's columns>, "elem AS genre")
+
+    `split(sep)` splits on the literal separator (quoted for Java's regex) and keeps empty
+    pieces (limit -1, as Python: `"".split("|")` is `[""]`); `split()` splits on runs of
+    Python's whitespace and drops the empty pieces. None (or a non-str) raises AttributeError
+    before any piece, as Python's `.split` does."""
+    lowering.line = model.line
+    source = lowering.lower(model.source)
+    if source.family != "str":
+        raise NotNative(f"split of a {source.family} value")
+    guards = []
+    if source.nullable:
+        message = "AttributeError: 'NoneType' object has no attribute 'split'"
+        guards.append((f"({source.sql} IS NULL)", lowering.error(message, source)))
+    text = lowering.guarded(guards, source.sql)
+    if model.sep is None:
+        pieces = f"filter(split({text}, {literal(f'[{PY_WHITESPACE}]+')}, -1), p -> p != '')"
+    else:
+        pieces = call("split", text, literal(_quoted(model.sep)), "-1")
+    exploded = df.selectExpr("*", f"explode({pieces}) AS {ident(ELEM)}")
+    pieces_lowering = NativeLowering(exploded.schema, lowering.where, lowering.nonnull | {ELEM},
+                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM)
+    pieces_lowering.line = model.line
+    typed = {name: pieces_lowering.lower(term) for name, term in model.emit.fields}
+    values = {name: t.sql for name, t in typed.items()}
+    written_nonnull = frozenset(n for n, t in typed.items() if not t.nullable)
+    if model.emit.copies_input:
+        known = (lowering.nonnull - set(values)) | written_nonnull
+        columns = [f"{values.pop(c)} AS {ident(c)}" if c in values else ident(c) for c in df.columns]
+        return exploded.selectExpr(*columns, *[f"{v} AS {ident(n)}" for n, v in values.items()]), known
+    return exploded.selectExpr(*[f"{v} AS {ident(n)}" for n, v in values.items()]), written_nonnull
+
+
+def _quoted(sep: str) -> str:
+    """`sep` as a Java regular expression matching exactly that text."""
+    return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
+
+
+def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> tuple[DataFrame, frozenset]:
+    """The operator natively, and the fields of its output known never None; NotNative when
+    the model has no exact native form. `nonnull`: the input's fields known never None (the
+    data's types, `udflow.field_types`, and what the operators below prove), whatever Spark's
+    schema says."""
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model))
     if isinstance(model, FilterModel):
         return run_filter(df, model, lowering)
     if isinstance(model, RecordModel):
         return run_map(df, model, lowering)
+    if isinstance(model, ExplodeModel):
+        return run_explode(df, model, lowering)
     raise NotNative(f"no native form for a {type(model).__name__}")

@@ -45,10 +45,19 @@ def get_session(spark: SparkSession | None = None) -> SparkSession:
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.python.worker.reuse", "true")
         .config("spark.pyspark.python", sys.executable)
+        .config("spark.driver.extraJavaOptions", EMBEDDED_JAVA_OPTIONS)
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
     return _use_this_python(session)
+
+
+# HotSpot does not JIT-compile a method of more than 8000 bytes of bytecode: it runs it in the
+# interpreter, many times slower. Whole-stage code generation fuses a stage's expressions
+# into one method, and a native function with its Python-exact guards easily passes that
+# size (Spark itself only gives up at 64 KB, `spark.sql.codegen.hugeMethodLimit`, whose
+# documentation names this JVM limit). The embedded session's JVM compiles them anyway.
+EMBEDDED_JAVA_OPTIONS = "-XX:-DontCompileHugeMethods"
 
 
 def embedded_shuffle_partitions() -> int:

@@ -1,0 +1,238 @@
+"""The native lowering as Spark SQL text, and the model kinds it runs natively since (issue 12).
+
+- literals mean exactly the Python value, under either string-escaping setting;
+- Decimal arithmetic: the 28-digit guard is exact at its boundary, a result Spark
+  would round (wider than 38 digits) is not native, and a result whose type cannot
+  pass 28 digits carries no guard;
+- a case chain's guards prove fields not None for the later cases, and an operator's
+  proofs reach the operators above it (`nullness`);
+- group filters (`any(...)`, whole groups), explosions (`for x in s.split(sep)`), sums
+  used only where their list holds a value, and Reduces grouped by the fields their key
+  determines return what the functions return in Python, or raise as they do.
+"""
+
+import datetime
+import math
+from decimal import Decimal
+
+import pytest
+
+import udflow as uf
+from udflow.analysis import analyze
+from udflow.errors import UdfRuntimeError
+from udflow.expr import Arith, BoolOp, Cmp, Field, IsNone, Lit, Not
+from udflow.spark_backend import nullness
+from udflow.spark_backend.lower import Lowering
+from udflow.spark_backend.native import NativeLowering, NotNative
+from udflow.spark_backend.sql import literal
+
+
+@pytest.mark.parametrize("escaped", ["false", "true"])
+def test_literals_mean_the_python_value(spark, escaped):
+    values = [None, True, False, 0, -1, 2**63 - 1, -(2**63), 1.5, -0.0, 1e300, 5e-324, float("inf"),
+              float("-inf"), Decimal("0.00"), Decimal("-12345678901234567890.123456"), "", "plain",
+              "it's", "back\\slash", "new\nline", "\u00df\u4e2d\U0001f600", "\x00nul",
+              datetime.date(1, 1, 1), datetime.date(1996, 2, 29)]
+    before = spark.conf.get("spark.sql.parser.escapedStringLiterals")
+    spark.conf.set("spark.sql.parser.escapedStringLiterals", escaped)
+    try:
+        row = spark.sql("SELECT " + ", ".join(f"{literal(v)} AS c{i}" for i, v in enumerate(values))).collect()[0]
+        nan = spark.sql(f"SELECT {literal(float('nan'))} AS x").collect()[0]["x"]
+    finally:
+        spark.conf.set("spark.sql.parser.escapedStringLiterals", before)
+    for i, v in enumerate(values):
+        assert row[f"c{i}"] == v and type(row[f"c{i}"]) is type(v), (v, row[f"c{i}"])
+    assert math.copysign(1, row["c6"]) == -1  # -0.0 stays negative
+    assert math.isnan(nan)
+
+
+def _decimal_frame(spark, pairs, precision, scale):
+    return spark.createDataFrame([(a, b) for a, b in pairs], f"a decimal({precision},{scale}), b decimal({precision},{scale})")
+
+
+def test_a_decimal_product_at_28_digits_is_exact_and_past_them_raises(spark):
+    """Python rounds a result whose coefficient needs more than 28 digits; the native form
+    raises there, and returns the exact value below: |x| >= 10**(28 - scale) is the line."""
+    below = (Decimal("999999999999.99"), Decimal("1000000000000.00"))  # coefficient 10**28 - 10**14
+    at = (Decimal("1000000000000.00"), Decimal("1000000000000.00"))  # 10**28, 29 digits: Python rounds
+    df = _decimal_frame(spark, [below], 30, 2)
+    lowering = NativeLowering(df.schema, "product (t.py:1)", nonnull=frozenset({"a", "b"}))
+    term = lowering.lower(Arith("*", Field("a"), Field("b")))
+    got = df.selectExpr(f"{term.sql} AS x").collect()[0]["x"]
+    assert got == below[0] * below[1] and term.decimal == (38, 4)
+    with pytest.raises(UdfRuntimeError, match="more than 28 digits"):
+        from udflow.spark_backend.udf import translated
+
+        with translated():
+            _decimal_frame(spark, [at], 30, 2).selectExpr(f"{term.sql} AS x").collect()
+
+
+def test_a_decimal_result_spark_would_round_is_not_native(spark):
+    df = _decimal_frame(spark, [], 38, 10)
+    lowering = NativeLowering(df.schema, "f (t.py:1)")
+    with pytest.raises(NotNative, match="wider than 38 digits"):
+        lowering.lower(Arith("*", Field("a"), Field("b")))
+
+
+def test_a_decimal_result_that_cannot_pass_28_digits_has_no_guard(spark):
+    df = _decimal_frame(spark, [], 15, 2)
+    lowering = NativeLowering(df.schema, "f (t.py:1)", nonnull=frozenset({"a", "b"}))
+    text = lowering.lower(Arith("-", Lit(1), Field("a"))).sql
+    assert "raise_error" not in text and lowering.guards_made == 0
+
+
+def test_what_conditions_prove_not_none():
+    a, b = Field("a"), Field("b")
+    either_none = BoolOp("or", (IsNone(a), IsNone(b)))
+    assert nullness.when_false(either_none) == {"a", "b"}
+    assert nullness.when_true(either_none) == frozenset()
+    assert nullness.when_true(BoolOp("and", (Cmp(">", a, Lit(0)), IsNone(b, negated=True)))) == {"a", "b"}
+    assert nullness.when_true(Cmp("==", a, Lit(None))) == frozenset()
+    assert nullness.when_true(Not(IsNone(a))) == {"a"}
+    assert nullness.when_true(BoolOp("or", (a, b))) == frozenset()
+
+
+def complete(r):
+    if r["fare"] is None or r["miles"] is None:
+        return
+    if r["fare"] > 0 and r["miles"] > 0:
+        yield r
+
+
+def per_mile(r):
+    return {**r, "per_mile": r["fare"] / r["miles"]}
+
+
+def test_a_case_chain_proves_fields_not_none_for_later_cases_and_operators(spark):
+    rows = [{"fare": f, "miles": m} for f, m in [(None, 1.0), (2.0, None), (3.0, 1.5), (-1.0, 2.0), (4.0, 0.5)]]
+    frame = spark.createDataFrame([(r["fare"], r["miles"]) for r in rows], "fare double, miles double")
+    flow = uf.source("t", dataframe=frame).map(complete).map(per_mile)
+    lowering = Lowering(spark)
+    lowered = lowering.lower(flow.root)
+    assert lowering.native_labels == {"Map(complete)", "Map(per_mile)"}
+    assert {"fare", "miles", "per_mile"} <= lowered.nonnull
+    plan = lowered.df._jdf.queryExecution().optimizedPlan().toString()
+    assert "None in" not in plan  # no None guard survives: every one is proven unneeded
+    assert sorted(r["per_mile"] for r in flow.collect(spark=spark)) == [2.0, 8.0]
+
+
+# -- model kinds run natively --------------------------------------------------------------
+
+
+def buying_sessions(rows):
+    rows = list(rows)
+    if any(r["action"] == "buy" for r in rows):
+        yield from rows
+
+
+def all_viewed(rows):
+    rows = list(rows)
+    if all(r["action"] in ("view", "buy") for r in rows):
+        yield from rows
+
+
+def per_genre(r):
+    for genre in r["genres"].split("|"):
+        yield {**r, "genre": genre}
+
+
+def per_word(r):
+    for word in r["genres"].split():
+        yield {"id": r["id"], "word": word}
+
+
+def per_dot(r):
+    for part in r["genres"].split("."):
+        yield {"id": r["id"], "part": part}
+
+
+def tip_average(rows):
+    rows = list(rows)
+    tipped = [r for r in rows if r["tip"] is not None]
+    yield {"k": rows[0]["k"], "n": len(rows),
+           "avg_tip": sum(r["tip"] for r in tipped) / len(tipped) if tipped else None}
+
+
+def tip_total_unguarded(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "t": sum(r["tip"] for r in rows if r["tip"] is not None)}
+
+
+def _outcome(flow, spark, native):
+    try:
+        rows = flow.collect(spark=spark, native=native)
+    except UdfRuntimeError as exc:
+        return ("raises", str(exc).split(" raised ")[1].split(":")[0])
+    return sorted((tuple(sorted((k, repr(v)) for k, v in r.items())) for r in rows))
+
+
+def _native_and_same(spark, flow, label):
+    lowering = Lowering(spark)
+    lowering.lower(flow.root)
+    assert label in lowering.native_labels, lowering.python_reasons
+    assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
+
+
+CLICKS = [("s1", "view"), ("s1", "buy"), ("s2", "view"), ("s2", None), (None, "buy"), (None, "view"),
+          ("s3", None), ("s4", "buy")]
+
+
+@pytest.mark.parametrize("fn", [buying_sessions, all_viewed], ids=lambda f: f.__name__)
+def test_a_group_filter_runs_natively_and_keeps_what_python_keeps(spark, fn):
+    frame = spark.createDataFrame(CLICKS, "sid string, action string")
+    flow = uf.source("clicks", dataframe=frame).reduce(["sid"], fn)
+    _native_and_same(spark, flow, flow.root.label)
+
+
+GENRES = [(1, "Drama|Comedy"), (2, ""), (3, "|a||b|"), (4, "x.y..z"), (5, " \t spaced\u2003words\u00a0 "),
+          (6, "one"), (7, "a$b^c|d\\e")]
+
+
+@pytest.mark.parametrize("fn", [per_genre, per_word, per_dot], ids=lambda f: f.__name__)
+def test_an_explosion_runs_natively_with_python_split_semantics(spark, fn):
+    frame = spark.createDataFrame(GENRES, "id long, genres string")
+    flow = uf.source("movies", dataframe=frame).map(fn)
+    _native_and_same(spark, flow, flow.root.label)
+
+
+def test_an_explosion_of_none_raises_attribute_error_like_python(spark):
+    frame = spark.createDataFrame([(1, "a|b"), (2, None)], "id long, genres string")
+    flow = uf.source("movies", dataframe=frame).map(per_genre)
+    assert _outcome(flow, spark, True) == _outcome(flow, spark, False) == ("raises", "AttributeError")
+
+
+TIPS = [(1, 2.5), (1, None), (1, 0.1), (2, None), (2, None), (3, 0.3), (3, 0.7), (3, 0.2)]
+
+
+def test_a_sum_used_only_where_its_list_holds_a_value_is_native(spark):
+    frame = spark.createDataFrame(TIPS, "k long, tip double")
+    flow = uf.source("trips", dataframe=frame).reduce(["k"], tip_average)
+    _native_and_same(spark, flow, flow.root.label)
+    assert {r["k"]: r["avg_tip"] for r in flow.collect(spark=spark)}[2] is None
+
+
+def test_a_float_sum_over_an_if_used_unguarded_stays_python(spark):
+    frame = spark.createDataFrame(TIPS, "k long, tip double")
+    flow = uf.source("trips", dataframe=frame).reduce(["k"], tip_total_unguarded)
+    lowering = Lowering(spark)
+    lowering.lower(flow.root)
+    assert "int 0" in lowering.python_reasons[flow.root.label]
+    assert analyze(tip_total_unguarded, ["k", "tip"], kind="reduce").model is not None
+
+
+def zone_summary(rows):
+    rows = list(rows)
+    first = rows[0]
+    yield {"zone": first["zone_id"], "name": first["name"], "trips": len(rows)}
+
+
+def test_a_reduce_groups_by_the_fields_its_key_determines(spark):
+    trips = spark.createDataFrame([(1, 10), (2, 10), (3, 11), (4, 12)], "trip long, zone long")
+    zones = spark.createDataFrame([(10, "Harlem"), (11, "SoHo"), (12, None)], "zone_id long, name string")
+    flow = (uf.source("trips", dataframe=trips)
+            .match(uf.source("zones", dataframe=zones, key=["zone_id"]), on=("zone", "zone_id"))
+            .reduce(["zone"], zone_summary))
+    df = Lowering(spark).typed(flow.root)
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert "SortAggregate" not in plan and "first(" not in plan
+    assert _outcome(flow, spark, True) == _outcome(flow, spark, False)

@@ -1,0 +1,32 @@
+"""The fields a Reduce's key determines, so that it can group by them instead of taking them
+from one record of the group (`first(struct(...))`, which Spark cannot hash-aggregate).
+
+    Reduce[pickup_zone](f)                  every record of a pickup_zone group joined the
+      Match(pickup_zone=zone_id)            same zones row (zone_id is zones' key and equals
+        ...                                 pickup_zone): zone_id, borough, zone are the same
+        Source(zones, key=zone_id)          throughout the group, so groupBy(pickup_zone,
+                                            zone_id, borough, zone) makes the same groups
+
+A side of a concatenating Match is determined when it is a source joined on exactly its
+declared key and the join fields of either side lie in the Reduce's key. Filters above the
+Match keep records unchanged and are looked through; anything else ends the search.
+"""
+
+from __future__ import annotations
+
+from udflow.plan import Map, Match, Node, Source
+
+
+def determined_fields(node: Node, key: tuple) -> frozenset:
+    """Fields of `node`'s records that hold one value throughout each group of `key`."""
+    while isinstance(node, Map) and node.is_filter:
+        node = node.input
+    if not isinstance(node, Match) or node.fn is not None:
+        return frozenset()
+    out: set = set()
+    sides = ((node.right, node.right_key, node.left_key), (node.left, node.left_key, node.right_key))
+    for side, side_key, other_key in sides:
+        joined_on_key = isinstance(side, Source) and side.key is not None and set(side.key) == set(side_key)
+        if joined_on_key and (set(other_key) <= set(key) or set(side_key) <= set(key)):
+            out |= set(side.fields)
+    return frozenset(out) - set(key)
