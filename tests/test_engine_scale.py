@@ -41,7 +41,7 @@ def explored(flow, profiles, *, every_member: bool = True):
     """(groups, top group, cost model) of a flow's group search, every member expanded."""
     root = flow.root
     interner = Interner()
-    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
+    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root), native=False)
     with RuleBook(root) as book:
         groups = GroupSearch(book.exchanges, interner=interner,
                              one_per_root=not every_member, one_member=not every_member)
@@ -84,7 +84,7 @@ def test_every_plans_streamed_cost_is_its_cost_and_each_plan_is_counted_once(nam
 def test_full_enumeration_keeps_the_best_and_ranks_the_plan_as_written_among_all():
     flow = generated_flow(5, star=2)
     profiles = fixed_profiles(flow)
-    opt = optimize(flow, mode="full", keep=7, profiles=profiles)
+    opt = optimize(flow, mode="full", keep=7, profiles=profiles, native=False)
     groups, top, model = explored(flow, profiles)
     every = sorted(model.cost(c.node) for c in groups.plans(top))
     assert opt.alternatives.count == len(every) > 1000
@@ -127,7 +127,7 @@ def test_pruned_search_chooses_the_cost_of_full_enumeration(shape, joins, maps):
     with and without a computing Map above the fact table (it may move anywhere above it)."""
     flow = shaped_flow(joins, shape, filters=min(2, joins), maps=maps)
     profiles = fixed_profiles(flow)
-    pruned = optimize(flow, mode="pruned", profiles=profiles)
+    pruned = optimize(flow, mode="pruned", profiles=profiles, native=False)
     groups, top, model = explored(flow, profiles)
     assert pruned.alternatives.count == groups.count(top)  # the pruned exploration reaches every plan
     assert math.isclose(pruned.chosen.cost, full_best(groups, top, model, flow.root), rel_tol=1e-9)

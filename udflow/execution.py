@@ -52,6 +52,11 @@ def model_lines(root: Node) -> list[str]:
     return out
 
 
+def runs_natively(node: Node) -> bool:
+    """Whether the backend runs the operator's function natively (predicted from its model)."""
+    return getattr(node, "fn", None) is not None and how_it_runs(node) == "native"
+
+
 def how_it_runs(node: Node) -> str:
     if isinstance(node, Source):
         return "native scan"

@@ -48,6 +48,7 @@ from udflow.engine.distinct import KeyCounts
 from udflow.engine.keysample import scaled_distinct
 from udflow.engine.memo import Interner
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
+from udflow.execution import runs_natively
 from udflow.flow import output_fields
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 
@@ -57,6 +58,9 @@ PY_CALL = 0.0  # per call beyond its fields: the fit's intercept is unstable acr
 PY_FIELD = 4.6e-7  # one value Arrow -> Python object -> Arrow: 0.44 us (lineitem, 16 fields), 0.48 us (orders, 9)
 SHUFFLE_ROW = 9.2e-7  # a record of an input of a shuffled (sort-merge) join: exchange, sort, merge
 SHUFFLE_BYTE = 2.0e-9  # ... and each of its bytes (the record count dominates: 2 wide vs 2 narrow fields)
+# A native operator (docs/native.md): its function's model evaluated by generated code per
+# record, well below a Python call; an order of magnitude, not a measured fit.
+NATIVE_ROW = 2.0e-8
 BROADCAST_ROW = 6.5e-7  # a record of the broadcast side: collected, hashed into a relation, sent, probed
 BROADCAST_BYTE = 7.1e-9  # ... and each of its bytes
 WORKERS = 1  # executor JVMs receiving a broadcast copy: one in local mode; the executors of a cluster
@@ -95,9 +99,13 @@ class CostModel(KeyCounts):
         profiles: dict[str, FunctionProfile],
         interner: Optional[Interner] = None,
         keyed: Optional[dict[str, frozenset]] = None,
+        native: bool = True,
     ) -> None:
         """`keyed`: operator label -> the key fields it joins or groups on, for every Match,
-        CoGroup and Reduce of the flow (`optimize.keyed_operators`); `interface` reads it."""
+        CoGroup and Reduce of the flow (`optimize.keyed_operators`); `interface` reads it.
+        `native`: a function the backend runs natively costs generated code per record (the
+        backend's default); False costs every function as Python calls (`collect(native=False)`)."""
+        self.native = native
         self.sources = sources
         self.profiles = profiles
         self.keyed = dict(keyed or {})
@@ -213,7 +221,7 @@ class CostModel(KeyCounts):
     def _map(self, node: Map, child: Estimate) -> Estimate:
         prof = self._profile(node)
         rows = child.rows * prof.selectivity
-        python = _python(child.rows, prof.cost, _values_shown(node, prof, child, rows))
+        python = self._function(node, child.rows, prof.cost, _values_shown(node, prof, child, rows))
         return Estimate(
             rows,
             _map_width(node, prof, child.width),
@@ -229,7 +237,7 @@ class CostModel(KeyCounts):
         prof = self._profile(node)
         groups = self._groups(node, child, prof)
         shuffle = 0.0 if _partitioned_on(child.partitioning, node.key) else 1.0
-        python = _python(groups, prof.cost, child.rows * child.fields)
+        python = self._function(node, groups, prof.cost, child.rows * child.fields, child.rows)
         return Estimate(
             groups * prof.selectivity,
             child.width * prof.width_ratio,
@@ -298,7 +306,7 @@ class CostModel(KeyCounts):
         rows = pairs * (prof.selectivity if prof else 1.0)
         width = left.width + right.width
         fields = left.fields + right.fields
-        python = _python(pairs, prof.cost, pairs * fields) if prof else 0.0
+        python = self._function(node, pairs, prof.cost, pairs * fields) if prof else 0.0
         python += self._decoding(node.inputs[0], left) + self._decoding(node.inputs[1], right)
         options = []
         for side, est in (("broadcast_right", right), ("broadcast_left", left)):
@@ -362,6 +370,14 @@ class CostModel(KeyCounts):
             fields=self._field_count(node, fields),
         )
 
+    def _function(self, node: Node, calls: float, cost_per_call: float, values_in: float,
+                  rows_in: Optional[float] = None) -> float:
+        """What running the operator's function costs: Python calls and the values converted
+        for them, or, for an operator the backend runs natively, generated code per record."""
+        if self.native and runs_natively(node):
+            return (calls if rows_in is None else rows_in) * NATIVE_ROW
+        return _python(calls, cost_per_call, values_in)
+
     def _decoding(self, node: Node, est: Estimate) -> float:
         """Turning a Python operator's pickled records into columns for a native consumer.
 
@@ -375,6 +391,8 @@ class CostModel(KeyCounts):
             return 0.0
         if isinstance(node, Custom) and node.op_type.spark is not None:
             return 0.0
+        if self.native and runs_natively(node):
+            return 0.0  # typed columns already
         out = self._output_fields(node)
         carried = [self._output_fields(c) for c in node.inputs]
         if out is not None and all(c is not None for c in carried) and out <= frozenset().union(*carried):

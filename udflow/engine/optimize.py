@@ -80,6 +80,7 @@ def optimize(
     progress: Optional[Callable[[Progress], None]] = None,
     clock: Optional[Clock] = None,
     resolution: float = RESOLUTION,
+    native: bool = True,
 ) -> Optimized:
     """The cheapest valid reordering of `flow`, the best alternatives, and why; see `Optimized`.
 
@@ -98,7 +99,9 @@ def optimize(
     never need a Spark job. `resolution`: the relative difference of estimated costs below
     which two plans tie (`engine/ties.py`): among the plans within it of the cheapest, the
     one with the fewest rewrites from the plan as written is chosen, so a tie keeps the
-    plan as written.
+    plan as written. `native`: cost each function as the backend runs it by default, natively
+    where it has an exact native form (docs/native.md); False costs every function as Python
+    calls, for plans run with `collect(native=False)`.
     """
     _check_arguments(flow, properties, mode, budget_s, keep, resolution)
     from udflow.rules import RuleBook
@@ -117,7 +120,7 @@ def optimize(
     started = time.perf_counter()
     clock = clock or Clock(budget_s, progress)
     interner = Interner()
-    model = CostModel(sources, profiles, interner, keyed=keyed_operators(root))
+    model = CostModel(sources, profiles, interner, keyed=keyed_operators(root), native=native)
     with _collector_paused():
         with RuleBook(root, properties=properties) as book:
             timings["rules_setup"] = time.perf_counter() - started  # facts, Datalog, Z3 key queries

@@ -54,10 +54,7 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     known = (known - set(names) if copies else frozenset()) | written_nonnull
     if not values:
         return kept, known
-    if copies:  # the input's columns in place, a written one replaced, new ones after
-        columns = [f"{values.pop(c)} AS {ident(c)}" if c in values else ident(c) for c in df.columns]
-        return kept.selectExpr(*columns, *[f"{v} AS {ident(n)}" for n, v in values.items()]), known
-    return kept.selectExpr(*[f"{values[n]} AS {ident(n)}" for n in names]), known
+    return kept.selectExpr(*_select_list(df.columns, values, copies)), known
 
 
 def _reached(model: RecordModel) -> list:
@@ -137,11 +134,19 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     typed = {name: pieces_lowering.lower(term) for name, term in model.emit.fields}
     values = {name: t.sql for name, t in typed.items()}
     written_nonnull = frozenset(n for n, t in typed.items() if not t.nullable)
-    if model.emit.copies_input:
-        known = (lowering.nonnull - set(values)) | written_nonnull
-        columns = [f"{values.pop(c)} AS {ident(c)}" if c in values else ident(c) for c in df.columns]
-        return exploded.selectExpr(*columns, *[f"{v} AS {ident(n)}" for n, v in values.items()]), known
-    return exploded.selectExpr(*[f"{v} AS {ident(n)}" for n, v in values.items()]), written_nonnull
+    copies = model.emit.copies_input
+    known = ((lowering.nonnull - set(values)) if copies else frozenset()) | written_nonnull
+    return exploded.selectExpr(*_select_list(df.columns, values, copies)), known
+
+
+def _select_list(columns: list, values: dict, copies: bool) -> list:
+    """The emitted record's columns: `{**r, ...}` keeps the input's columns in place (a written
+    one replaced) and adds the new ones after; a fresh dict is exactly its fields."""
+    if not copies:
+        return [f"{v} AS {ident(n)}" for n, v in values.items()]
+    rest = dict(values)
+    kept = [f"{rest.pop(c)} AS {ident(c)}" if c in rest else ident(c) for c in columns]
+    return kept + [f"{v} AS {ident(n)}" for n, v in rest.items()]
 
 
 def _quoted(sep: str) -> str:
