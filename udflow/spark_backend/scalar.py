@@ -11,7 +11,8 @@ where udflow put them, on the rows that reach them (never merged into an
 earlier filter's condition). The function sees the fields it reads (and writes) as
 a dict per row, exactly as the batch path shows them (`pyarrow` `to_pylist`),
 and Spark keeps the rest of the row native, places the filter and prunes the
-columns around it. The written fields' types come from a sample of the
+columns around it. The written fields' types come from the analysis where it knows
+each one's family (a str, a float, a date), else from a sample of the
 function's output on its input's first rows (`schema.output_schema`), or from
 `@output_types(...)` (`udflow.spark_backend.output_types`); a value that does not fit its type raises naming the field.
 A Map whose written fields cannot be typed from the sample (every value None,
@@ -26,7 +27,7 @@ import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
-from pyspark.sql.types import BooleanType, StructField, StructType
+from pyspark.sql.types import BooleanType, DateType, DoubleType, StringType, StructField, StructType
 
 from udflow.fields import properties_of, read_projection
 from udflow.plan import Map, function_location
@@ -64,7 +65,8 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[Da
     if props.emits[1] is None or props.emits[1] > 1:
         return None
     columns = [n for n in df.schema.names if n in shown]
-    written = _written_schema(node, udf, df, columns, props.writes)
+    analysed = None if declared_types(node.fn) else _analysed_schema(props)  # a declaration comes first
+    written = analysed or _written_schema(node, udf, df, columns, props.writes)
     if written is None:
         return None
     names = written.names
@@ -75,6 +77,20 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[Da
     if props.emits[0] == 0:
         out = out.filter(F.col(f"{OUT}.{EMITTED}"))
     return out.withColumns({n: F.col(OUT).getField(n) for n in names}).drop(OUT)
+
+
+# The analysis's type families that name one Spark type exactly (an "int" may hold a bool, a
+# "decimal" has no precision yet: those are sampled).
+ANALYSED_TYPES = {"str": StringType(), "float": DoubleType(), "date": DateType()}
+
+
+def _analysed_schema(props) -> Optional[StructType]:
+    """The written fields' types where the analysis knows each one's family (`" ".join(...)` is
+    a str), so no Spark job samples the function's output; None otherwise."""
+    found = dict(props.output_types)
+    if not props.writes or any(found.get(n) not in ANALYSED_TYPES for n in props.writes):
+        return None
+    return StructType([StructField(n, ANALYSED_TYPES[found[n]], True) for n in sorted(props.writes)])
 
 
 def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writes) -> Optional[StructType]:
