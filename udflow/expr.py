@@ -311,6 +311,36 @@ class First(Expr):
         return f"rows[0][{self.name!r}]"
 
 
+@dataclass(frozen=True)
+class Tuple(Expr):
+    """`(a, b, ...)`, a tuple of per-record terms, valid only as the `elem` of a `GroupRows`
+    inside `Agg("min"/"max")`: `min((r["t"], r["u"]) for r in rows)`. Its items are
+    evaluated left to right (the first that raises raises). Python's `min`/`max` of tuples
+    compare lexicographically: element by element (`is`, else `==`: None == None goes on, a
+    NaN equals only itself) up to the first unequal position, which decides by `<` (`>`);
+    None there raises TypeError, NaN makes both `<` and `>` False (the earlier tuple stays);
+    equal tuples keep the first in group order. `evaluate_group` runs Python's `min`/`max`."""
+
+    items: tuple
+
+    def __str__(self) -> str:
+        inner = ", ".join(str(i) for i in self.items)
+        return f"({inner},)" if len(self.items) == 1 else f"({inner})"
+
+
+@dataclass(frozen=True)
+class Item(Expr):
+    """`term[index]`: the element at `index` (0 <= index < its length) of a tuple-valued
+    aggregate `term` (an `Agg` over a `Tuple`; `m[0]` or `a, b = min(...)`). Never raises
+    itself; computing `term` raises where the aggregate raises."""
+
+    term: Expr
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.term}[{self.index}]"
+
+
 # -- the element of an explosion (a Map's `ExplodeModel`) ---------------------------------
 
 ELEM = "\x00elem"  # the reserved key under which `evaluate` finds the element at hand
@@ -419,6 +449,8 @@ _EVALUATORS = {
     Slice: _slice,
     Call: lambda t, r: FUNCTIONS[t.name](*(evaluate(a, r) for a in t.args)),
     _Value: lambda t, r: t.value,
+    Tuple: lambda t, r: tuple(evaluate(i, r) for i in t.items),
+    Item: lambda t, r: evaluate(t.term, r)[t.index],
     Elem: lambda t, r: r[ELEM],
 }
 

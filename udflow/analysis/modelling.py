@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, ExplodeModel, FilterModel, GroupFilterModel, RecordModel, ReduceModel
-from udflow.analysis.terms import never_raises, plain
+from udflow.analysis.terms import never_raises, plain, tuples_in_place
 from udflow.analysis.values import NO_BASE
 from udflow.expr import Agg, BoolOp, Expr, Field, GroupRows, IfElse, Lit
 
 MODELLED_KINDS = ("map", "filter", "match", "cross", "reduce")
+MISPLACED_TUPLE = "uses a tuple other than as the element of min()/max() over the group"
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class ModelRecorder:
         checked the shape): its model is an ExplodeModel."""
         if source is None:
             self.block("splits a value the expression IR cannot express", line)
+        elif not tuples_in_place(source):
+            self.block(MISPLACED_TUPLE, line)
         elif self.reason is None:
             self.explosion = (source, sep, name, line)
 
@@ -64,6 +67,9 @@ class ModelRecorder:
             self.block(f"computes {what} the expression IR cannot express", line)
             return
         term = plain(term)
+        if not tuples_in_place(term, whole=True):  # `m = min(...)` is kept for `m[0]`
+            self.block(MISPLACED_TUPLE, line)
+            return
         self.seq += 1
         if not never_raises(term):
             self.computed.append(_Computed(term, tuple(guards), self.seq, line))
@@ -76,6 +82,9 @@ class ModelRecorder:
             return
         if any(g is None for g in guards):
             self.block("branches on a condition the expression IR cannot express", line)
+            return
+        if not all(tuples_in_place(t) for t in _terms_of(guards, outcome)):
+            self.block(MISPLACED_TUPLE, line)
             return
         self.seq += 1
         self.cases.append((tuple(guards), outcome, self.seq, line))
@@ -182,9 +191,21 @@ class ModelRecorder:
                 # sometimes (Python's `x = 1 // d` then `x if c else 0` raises where c is false too)
                 evaluated = list(_terms_of(guards, outcome)) + [g[0] for g, *_ in self.cases[:k] if g]
                 if not any(t == c.term for term in evaluated for t in _surely_evaluated(term)):
-                    return (f"computes {c.term} (line {c.line}), which may raise, on a path that does not "
-                            f"use it (Python raises there, a native expression would not)")
+                    return _unused(c)
+            n = len(c.guards)
+            if not any(seq > c.seq and c.guards[: len(g)] == g for g, _, seq, _ in self.cases):
+                # no later case surely matches where c is computed: Python may go on to fall off the
+                # end (a generator, a filter), where the model evaluates every case's guard up to its
+                # first operand, or, for a case inside c's branch (c's guards hold), the next one
+                tested = [g[n] if len(g) > n and g[:n] == c.guards else g[0] for g, *_ in self.cases if g]
+                if not any(t == c.term for g in tested for t in _surely_evaluated(g)):
+                    return _unused(c)
         return None
+
+
+def _unused(c: _Computed) -> str:
+    return (f"computes {c.term} (line {c.line}), which may raise, on a path that does not "
+            f"use it (Python raises there, a native expression would not)")
 
 
 def _emit_of(heap, ref, n_sides: int, in_reduce: bool = False):

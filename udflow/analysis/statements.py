@@ -14,9 +14,9 @@ import decimal
 
 from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.state import RECORD_KINDS
-from udflow.expr import LITERAL_TYPES, Elem, Lit, Not
+from udflow.expr import LITERAL_TYPES, Elem, Item, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
-from udflow.analysis.terms import truth_term
+from udflow.analysis.terms import is_tuple_aggregate, truth_term
 from udflow.analysis.values import (
     NONE,
     ORDER,
@@ -89,6 +89,8 @@ class Statements:
                 an.model.computes(v.term, self.guards, s.lineno)
             for t in s.targets:
                 self.bind(t, v, s)
+                if self.is_udf:
+                    self.unpacked(t, v.term, s.lineno)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.bind(s.target, self.ev(s.value), s)
@@ -143,6 +145,17 @@ class Statements:
             raise an.impure("imports a module while running", s)
         else:
             raise an.impure(f"uses a statement the analysis does not handle ({type(s).__name__})", s)
+
+    def unpacked(self, target, term, line: int) -> None:
+        """`a, b = min((x, y) for r in rows)`: each name is an `Item` of the tuple aggregate
+        (the interpreter's value of each is one record's element, not the minimum's)."""
+        if not isinstance(target, (ast.Tuple, ast.List)) or not is_tuple_aggregate(term):
+            return
+        if len(target.elts) != len(term.rows.elem.items) or not all(isinstance(e, ast.Name) for e in target.elts):
+            self.an.model.block("unpacks a tuple into other than one name per element", line)
+            return
+        for i, e in enumerate(target.elts):
+            self.env[e.id] = self.env[e.id].with_term(Item(term, i))
 
     def aug_assign(self, s) -> None:
         right = self.ev(s.value)

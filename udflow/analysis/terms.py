@@ -40,11 +40,13 @@ from udflow.expr import (
     IfElse,
     InValues,
     IsNone,
+    Item,
     Lit,
     Neg,
     Not,
     Slice,
     Truth,
+    Tuple,
     transform,
 )
 
@@ -56,8 +58,9 @@ DATE_PARTS = ("year", "month", "day")
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
 # Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
-NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem)
+NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem, Tuple, Item)
 NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
+TUPLE_AGGREGATES = ("min", "max")  # the only aggregates over a `Tuple` of per-record terms
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,32 @@ def never_raises(term: Expr) -> bool:
     truthiness, and/or/conditionals of such terms, counts, any/all."""
     return all(isinstance(t, NEVER_RAISE) or (isinstance(t, Cmp) and t.op in ("==", "!="))
                or (isinstance(t, Agg) and t.fn in NEVER_RAISING_AGGREGATES) for t in term.walk())
+
+
+def is_tuple_aggregate(term) -> bool:
+    """`min((a, b) for r in rows ...)` / `max(...)`: an aggregate whose value is a tuple."""
+    return isinstance(term, Agg) and term.fn in TUPLE_AGGREGATES and isinstance(term.rows.elem, Tuple)
+
+
+def tuples_in_place(term: Expr, whole: bool = False) -> bool:
+    """Whether every tuple of the term is where the IR gives it a meaning: a `Tuple` only as
+    the element of min/max over the group, and that aggregate only inside an `Item` (`m[0]`).
+    `whole`: the term is a statement's value kept for later (`m = min(...)`, `xs = [(a, b)
+    for r in rows]`), which may be the tuple-valued aggregate or list itself."""
+    if isinstance(term, Tuple):
+        return False
+    if isinstance(term, Item):
+        return is_tuple_aggregate(term.term) and tuples_in_place(term.term, whole=True)
+    if isinstance(term, GroupRows) and isinstance(term.elem, Tuple):
+        return whole and _items_in_place(term)
+    if isinstance(term, Agg) and isinstance(term.rows.elem, Tuple):
+        return whole and is_tuple_aggregate(term) and _items_in_place(term.rows)
+    return all(tuples_in_place(c) for c in term.children())
+
+
+def _items_in_place(rows: GroupRows) -> bool:
+    parts = rows.elem.items + ((rows.where,) if rows.where is not None else ())
+    return all(tuples_in_place(p) for p in parts)
 
 
 def plain(term: Optional[Expr]) -> Optional[Expr]:
@@ -195,6 +224,13 @@ def _is_str_term(term: Expr) -> bool:
 
 
 def _subscript(frame, node, value: Val):
+    base = _child(frame, node.value)
+    if is_tuple_aggregate(base):  # before value.term: the interpreter's value is one record's tuple
+        index = _int_literal(node.slice)
+        n = len(base.rows.elem.items)
+        if index is None or index is False or not -n <= index < n:
+            return None  # a slice, a computed index, or IndexError: no term
+        return Item(base, index % n)
     if value.term is not None:
         return value.term
     if len(value.atoms) == 1:
@@ -279,10 +315,21 @@ def _group_call(frame, node, rows: GroupRows) -> Optional[Expr]:
         return GroupList(rows.elem, rows.where)  # list(...), tuple(...): a materialised sequence
     if fn != "count" and rows.elem is None:
         return None  # the records themselves compared or added: not a scalar aggregate
+    if isinstance(rows.elem, Tuple) and fn not in TUPLE_AGGREGATES:
+        return None  # sum, len, any, all over tuples: not modelled
     rows = GroupRows(rows.elem, rows.where)
     if fn in ("any", "all") and not never_raises(rows):
         return None  # Python stops at the first deciding value: a later one's error never happens
     return Agg(fn, rows)
+
+
+def _tuple(frame, node, value):
+    """`(a, b, ...)`: a `Tuple`, meaningful only as the element of min/max over the group
+    (`tuples_in_place` keeps it out of models anywhere else)."""
+    items = [_child(frame, e) for e in node.elts]
+    if not items or any(isinstance(e, ast.Starred) for e in node.elts) or any(i is None for i in items):
+        return None
+    return Tuple(tuple(items))
 
 
 def _comprehension(frame, node, value):
@@ -319,6 +366,7 @@ _BUILDERS = {
     ast.Subscript: _subscript,
     ast.Attribute: _attribute,
     ast.Call: _call,
+    ast.Tuple: _tuple,
     ast.ListComp: _comprehension,
     ast.GeneratorExp: _comprehension,
 }

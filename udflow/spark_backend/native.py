@@ -44,7 +44,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
-from udflow.expr import Expr, Lit, Not
+from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
 from udflow.spark_backend import native_calls, nullness, sql
 from udflow.spark_backend.native_types import (
@@ -195,6 +195,19 @@ class NativeLowering:
         value = self.guarded(checks, ident(t.name))
         nullable = f.nullable and t.name not in self.nonnull
         return Typed(value, family, nullable, not checks, decimal_of(f.dataType))
+
+    def _Item(self, t) -> Typed:
+        """`m[i]` of a tuple aggregate, which `native_groups` makes a struct column `m` with
+        fields `_0, _1, ...`: its field `_i`, raising the aggregate's own errors where read."""
+        f = self.fields.get(t.term.name) if isinstance(t.term, Field) else None
+        struct = f.dataType if f is not None else None
+        item = struct[f"_{t.index}"] if isinstance(struct, StructType) and f"_{t.index}" in struct.names else None
+        if item is None or family_of(item.dataType) is None:
+            raise NotNative(f"{t} is not a field of a struct column here")
+        checks = [(condition, self.error(message)) for condition, message in self.checked.get(f.name, ())]
+        value = self.guarded(checks, f"{ident(f.name)}.{ident(item.name)}")
+        nullable = f.name not in self.nonnull and (f.nullable or item.nullable)
+        return Typed(value, family_of(item.dataType), nullable, not checks, decimal_of(item.dataType))
 
     def _Elem(self, t) -> Typed:
         if self.elem is None:

@@ -25,6 +25,8 @@ Each aggregate with Python's semantics, or `NotNative`:
     sum over Decimals, no `if`                Spark's exact decimal sum; raises where a running
                                               total needs more than Python's 28 digits
     min/max over int, str, date, Decimal, bool  min/max; floats are Python (NaN)
+    min/max over tuples of those, never None   min/max of named_struct(_0, a, _1, b, ...); an item
+                                              that may be None, or a float, is Python
     None among the values                     sum: TypeError; min/max: TypeError unless it is the
                                               only value (then it is the result)
     `if` leaves no value                      min/max: ValueError; sum over floats or Decimals
@@ -46,7 +48,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
-from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, IfElse, Lit, transform
+from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, IfElse, Lit, Tuple, transform
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
@@ -130,10 +132,18 @@ def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty
     the model uses its value only where its list holds a value (see `used_where_nonempty`)."""
     before = rows.guards_made
     cond = rows.predicate(agg.rows.where) if agg.rows.where is not None else None
-    x = rows.lower(agg.rows.elem) if agg.rows.elem is not None else None
+    elem = agg.rows.elem
+    if isinstance(elem, Tuple):  # each item lowered, left to right as Python builds the tuple
+        x = tuple(rows.lower(item) for item in elem.items)
+    else:
+        x = rows.lower(elem) if elem is not None else None
     if rows.guards_made > before and not eager:
         raise NotNative(f"{agg} may raise on a record and Python computes it on some paths only")
     kept = cond if cond is not None else "TRUE"
+    if isinstance(x, tuple):
+        if agg.fn not in ("min", "max"):
+            raise NotNative(f"{agg} has no native form")
+        return _tuple_min_max(agg, x, cond, kept, alias)
     if agg.fn == "count":
         return Aggregated(alias, ((alias, f"count(CASE WHEN {kept} THEN 1 END)"),), (), True)
     if agg.fn == "sum":
@@ -200,6 +210,28 @@ def _min_max(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
         columns.append((alias + "_empty", f"({count} = 0)"))
         checks.append((alias + "_empty", f"ValueError: {agg.fn}() arg is an empty sequence"))
     return Aggregated(alias, tuple(columns), tuple(checks), not x.nullable)
+
+
+def _tuple_min_max(agg: Agg, items: tuple, cond, kept: str, alias: str) -> Aggregated:
+    """min/max of tuples as min/max of a struct `_0, _1, ...`: Spark orders structs field by
+    field, as Python orders tuples, when no item can be None (Python raises only where a
+    comparison reaches a None: no native form) and none is a float (NaN compares False in
+    Python, largest in Spark; 0.0 == -0.0 keeps the first in Python). Each position is one
+    column type, so Python compares like with like: ints, bools, dates, Decimals of one
+    scale, and strs (UTF-8 byte order is code point order). Equal structs are equal in every
+    item, so which one Spark keeps is the value Python keeps. No value: ValueError where used."""
+    for i, x in enumerate(items):
+        if x.nullable:
+            raise NotNative(f"{agg}: item {i} may be None (Python raises only where a comparison reaches it)")
+        if x.family not in MIN_MAX_FAMILIES:
+            raise NotNative(f"{agg}: item {i} is a {x.family} (Python's order of NaN and -0.0 differs)")
+    struct = ", ".join(f"{literal(f'_{i}')}, {x.sql}" for i, x in enumerate(items))
+    columns = [(alias, f"{agg.fn}(CASE WHEN {kept} THEN named_struct({struct}) END)")]
+    checks = []
+    if cond is not None:
+        columns.append((alias + "_empty", f"(count(CASE WHEN {kept} THEN 1 END) = 0)"))
+        checks.append((alias + "_empty", f"ValueError: {agg.fn}() arg is an empty sequence"))
+    return Aggregated(alias, tuple(columns), tuple(checks), True)
 
 
 def _null_count(x: Typed, kept: str, alias: str, message: str) -> tuple:
