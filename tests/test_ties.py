@@ -121,13 +121,13 @@ def test_every_mode_applies_the_rule_where_the_plan_as_written_loses(mode):
 # -- the resolution ------------------------------------------------------------------------------
 
 def test_a_wider_resolution_ties_more_plans_and_keeps_the_rule():
-    """chain/4 with filters and Maps: the cheapest plans take 8 rewrites; one 0.6 % dearer takes
+    """chain/4 with filters and Maps costed as Python calls: the cheapest plans take 8 rewrites; one 0.6 % dearer takes
     7. Strict costs choose the cheapest; a resolution of 1 % ties them and chooses the plan with
     fewer rewrites."""
     flow = scale_flow("chain/4/filters+maps")
     profiles = fixed_profiles(flow)
-    strict = optimize(flow, mode="full", keep=50, profiles=profiles, resolution=0.0)
-    wide = optimize(flow, mode="full", keep=50, profiles=profiles, resolution=1e-2)
+    strict = optimize(flow, mode="full", keep=50, profiles=profiles, resolution=0.0, native=False)
+    wide = optimize(flow, mode="full", keep=50, profiles=profiles, resolution=1e-2, native=False)
     assert strict.chosen.cost == min(a.cost for a in strict.alternatives)
     assert_tie_rule(strict, 0.0)
     assert_tie_rule(wide, 1e-2)
