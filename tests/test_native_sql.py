@@ -236,3 +236,17 @@ def test_a_reduce_groups_by_the_fields_its_key_determines(spark):
     plan = df._jdf.queryExecution().executedPlan().toString()
     assert "SortAggregate" not in plan and "first(" not in plan
     assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
+
+
+def busiest(rows):
+    rows = list(rows)
+    yield {**rows[0], "v": max(r["v"] for r in rows), "n": len(rows)}
+
+
+def test_a_copied_first_record_does_not_fetch_the_fields_every_case_overwrites(spark):
+    frame = spark.createDataFrame([(1, 5, "a"), (1, 7, "b"), (2, 1, "c")], "k long, v long, note string")
+    flow = uf.source("t", dataframe=frame).reduce(["k"], busiest)
+    df = Lowering(spark).typed(flow.root)
+    first = [line for line in df._jdf.queryExecution().optimizedPlan().toString().splitlines() if "first(" in line]
+    assert first and all("note" in line and "v#" not in line.split("first(")[1] for line in first)
+    _native_and_same(spark, flow, flow.root.label)

@@ -81,7 +81,8 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     lowered = [_aggregate(rows, agg, f"__udflow_agg{i}", agg in model.eager, agg in nonempty)
                for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
-    firsts = list(schema.names) if copies else sorted({t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)})
+    read = {t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)}
+    firsts = [n for n in schema.names if n not in _overwritten(model) or n in read] if copies else sorted(read)
     columns = [f"{text} AS {name}" for a in lowered for name, text in a.columns]
     also = tuple(n for n in firsts if n in _exact_key_fields(schema, tuple(determined)))
     from_key = _exact_key_fields(schema, key + also)  # rows[0][k] is the group's own key value
@@ -102,6 +103,15 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     names = {agg: a.alias for agg, a in zip(aggs, lowered)}
     out, known = run_map(one_row, _over_one_row(model, names), groups)
     return (out.drop(*helper) if copies else out), known - set(helper)
+
+
+def _overwritten(model: ReduceModel) -> frozenset:
+    """Fields of `rows[0]` that every case copying it sets anew (`{**rows[0], "ip": ...}`):
+    the copy need not fetch them (they then come after the copied columns: fields are
+    compared by name, not by position)."""
+    copying = [frozenset(n for n, _ in c.emit.fields) for c in model.cases
+               if isinstance(c.emit, Emit) and c.emit.copies_input]
+    return frozenset.intersection(*copying) if copying else frozenset()
 
 
 def _exact_key_fields(schema, key: tuple) -> frozenset:
