@@ -226,15 +226,25 @@ def zone_summary(rows):
     yield {"zone": first["zone_id"], "name": first["name"], "trips": len(rows)}
 
 
-def test_a_reduce_groups_by_the_fields_its_key_determines(spark):
+def busy_zones(rows):
+    rows = list(rows)
+    if any(r["trip"] != 1 for r in rows):
+        yield from rows
+
+
+@pytest.mark.parametrize("group_filter", [False, True], ids=["directly", "through_a_group_filter"])
+def test_a_reduce_groups_by_the_fields_its_key_determines(spark, group_filter):
+    """Through a Reduce keeping whole groups too: it keeps records unchanged."""
     trips = spark.createDataFrame([(1, 10), (2, 10), (3, 11), (4, 12)], "trip long, zone long")
     zones = spark.createDataFrame([(10, "Harlem"), (11, "SoHo"), (12, None)], "zone_id long, name string")
-    flow = (uf.source("trips", dataframe=trips)
-            .match(uf.source("zones", dataframe=zones, key=["zone_id"]), on=("zone", "zone_id"))
-            .reduce(["zone"], zone_summary))
-    df = Lowering(spark).typed(flow.root)
+    joined = (uf.source("trips", dataframe=trips)
+              .match(uf.source("zones", dataframe=zones, key=["zone_id"]), on=("zone", "zone_id")))
+    flow = (joined.reduce(["zone"], busy_zones) if group_filter else joined).reduce(["zone"], zone_summary)
+    lowering = Lowering(spark)
+    df = lowering.typed(flow.root)
+    assert len(lowering.native_labels) == 1 + group_filter, lowering.python_reasons
     plan = df._jdf.queryExecution().executedPlan().toString()
-    assert "SortAggregate" not in plan and "first(" not in plan
+    assert "first(" not in plan and (group_filter or "SortAggregate" not in plan)
     assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
 
 

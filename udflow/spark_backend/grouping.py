@@ -8,18 +8,21 @@ from one record of the group (`first(struct(...))`, which Spark cannot hash-aggr
                                             zone_id, borough, zone) makes the same groups
 
 A side of a concatenating Match is determined when it is a source joined on exactly its
-declared key and the join fields of either side lie in the Reduce's key. Filters above the
-Match keep records unchanged and are looked through; anything else ends the search.
+declared key and the join fields of either side lie in the Reduce's key. Filters and Reduces
+that keep or drop whole groups (`forwards_groups`) above the Match keep records unchanged and
+are looked through: a subset of the records keeps every dependency. Anything else ends the
+search.
 """
 
 from __future__ import annotations
 
-from udflow.plan import Map, Match, Node, Source
+from udflow.fields import properties_of
+from udflow.plan import Map, Match, Node, Reduce, Source
 
 
 def determined_fields(node: Node, key: tuple) -> frozenset:
     """Fields of `node`'s records that hold one value throughout each group of `key`."""
-    while isinstance(node, Map) and node.is_filter:
+    while _keeps_records(node):
         node = node.input
     if not isinstance(node, Match) or node.fn is not None:
         return frozenset()
@@ -30,3 +33,15 @@ def determined_fields(node: Node, key: tuple) -> frozenset:
         if joined_on_key and (set(other_key) <= set(key) or set(side_key) <= set(key)):
             out |= set(side.fields)
     return frozenset(out) - set(key)
+
+
+def _keeps_records(node: Node) -> bool:
+    """A filter, or a Reduce emitting each group whole or not at all: records pass unchanged."""
+    if isinstance(node, Map):
+        return node.is_filter
+    if isinstance(node, Reduce):
+        try:
+            return properties_of(node).forwards_groups
+        except Exception:  # noqa: BLE001 - not analysed: it may change anything
+            return False
+    return False
