@@ -48,6 +48,7 @@ from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
 from udflow.spark_backend import native_calls, nullness, sql
 from udflow.spark_backend.native_types import (
+    INT_MAX,
     INT_MIN,
     NotNative,
     Typed,
@@ -191,10 +192,14 @@ class NativeLowering:
         family = family_of(f.dataType)
         if family is None:
             raise NotNative(f"field {t.name} has type {f.dataType.simpleString()}")
-        checks = [(condition, self.error(message)) for condition, message in self.checked.get(t.name, ())]
-        value = self.guarded(checks, ident(t.name))
+        value, checked = self._read(t.name, ident(t.name))
         nullable = f.nullable and t.name not in self.nonnull
-        return Typed(value, family, nullable, not checks, decimal_of(f.dataType))
+        return Typed(value, family, nullable, not checked, decimal_of(f.dataType))
+
+    def _read(self, column: str, text: str) -> tuple[str, bool]:
+        """Reading `column` (as `text`), raising its checked errors first; whether it has any."""
+        checks = [(condition, self.error(message)) for condition, message in self.checked.get(column, ())]
+        return self.guarded(checks, text), bool(checks)
 
     def _Item(self, t) -> Typed:
         """`m[i]` of a tuple aggregate, which `native_groups` makes a struct column `m` with
@@ -204,10 +209,9 @@ class NativeLowering:
         item = struct[f"_{t.index}"] if isinstance(struct, StructType) and f"_{t.index}" in struct.names else None
         if item is None or family_of(item.dataType) is None:
             raise NotNative(f"{t} is not a field of a struct column here")
-        checks = [(condition, self.error(message)) for condition, message in self.checked.get(f.name, ())]
-        value = self.guarded(checks, f"{ident(f.name)}.{ident(item.name)}")
+        value, checked = self._read(f.name, f"{ident(f.name)}.{ident(item.name)}")
         nullable = f.name not in self.nonnull and (f.nullable or item.nullable)
-        return Typed(value, family_of(item.dataType), nullable, not checks, decimal_of(item.dataType))
+        return Typed(value, family_of(item.dataType), nullable, not checked, decimal_of(item.dataType))
 
     def _Elem(self, t) -> Typed:
         if self.elem is None:
@@ -221,7 +225,7 @@ class NativeLowering:
         if isinstance(v, bool):
             return Typed(literal(v), "bool", False, True)
         if isinstance(v, int):
-            if not -(2**63) <= v <= 2**63 - 1:
+            if not INT_MIN <= v <= INT_MAX:
                 raise NotNative(f"the constant {v} does not fit 64 bits")
             return Typed(literal(v), "int", False, True)
         if isinstance(v, float):

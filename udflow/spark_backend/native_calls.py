@@ -51,10 +51,10 @@ def _decimal_op(op: str, exact_type):
     places is not native at all."""
     def make(low, left, right):
         a, b = _decimal_type(left), _decimal_type(right)
-        result = sql.spark_result(exact_type(a, b))
+        exact = exact_type(a, b)
+        result = sql.spark_result(exact)
         if result is None:
             raise NotNative(f"a Decimal {op} wider than 38 digits, which Spark rounds")
-        exact = exact_type(a, b)
         if exact[0] <= DECIMAL_DIGITS:  # every value of the type has at most 28 digits
             return f"({_as_decimal(left)} {op} {_as_decimal(right)})", [], result
         name = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}[op]

@@ -82,9 +82,11 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
                for i, agg in enumerate(aggs)]
     copies = any(isinstance(c.emit, Emit) and c.emit.copies_input for c in model.cases)
     read = {t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, First)}
-    firsts = [n for n in schema.names if n not in _overwritten(model) or n in read] if copies else sorted(read)
+    overwritten = _overwritten(model)
+    firsts = [n for n in schema.names if n not in overwritten or n in read] if copies else sorted(read)
     columns = [f"{text} AS {name}" for a in lowered for name, text in a.columns]
-    also = tuple(n for n in firsts if n in _exact_key_fields(schema, tuple(determined)))
+    exact_determined = _exact_key_fields(schema, tuple(determined))
+    also = tuple(n for n in firsts if n in exact_determined)
     from_key = _exact_key_fields(schema, key + also)  # rows[0][k] is the group's own key value
     from_struct = [n for n in firsts if n not in from_key]
     if from_struct:
