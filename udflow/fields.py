@@ -10,7 +10,9 @@ analysis only, never on `flow.py`.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
+from typing import Optional, Sequence
+
+from udflow.errors import FlowConstructionError
 
 from udflow.plan import Cross, Custom, Map, Match, Node, Source
 
@@ -77,3 +79,28 @@ def global_record(node: Node) -> frozenset[str]:
     return frozenset(attrs)
 
 
+def selected_fields(node: Node, fields: Optional[Sequence[str]]) -> Optional[tuple[str, ...]]:
+    """`fields=` of collect/to_spark/write, checked against `node`'s output fields (when the
+    analysis knows them): each named once, none unknown."""
+    if fields is None:
+        return None
+    selected = (fields,) if isinstance(fields, str) else tuple(fields)
+    carried = output_fields(node)
+    unknown = [f for f in selected if carried is not None and f not in carried]
+    if unknown or len(set(selected)) != len(selected) or not selected:
+        what = f"{', '.join(map(repr, unknown))} not among the flow's fields" if unknown else "name each field once"
+        raise FlowConstructionError(f"fields={list(selected)!r}: {what} (fields: {', '.join(sorted(carried or ()))})")
+    return selected
+
+
+def only_fields(records: list, fields: Optional[tuple[str, ...]]) -> list:
+    """Each record cut to `fields`, in that order; a record without one is an error, not a None."""
+    if fields is None:
+        return records
+    out = []
+    for record in records:
+        missing = [f for f in fields if f not in record]
+        if missing:
+            raise FlowConstructionError(f"fields={list(fields)!r}: a record has no {missing[0]!r}: {record!r}")
+        out.append({f: record[f] for f in fields})
+    return out

@@ -22,7 +22,8 @@ import networkx as nx
 
 from udflow import diagnostics, sources
 from udflow.errors import FlowConstructionError
-from udflow.fields import global_record, output_fields, properties_of, read_projection  # noqa: F401 - re-exported
+from udflow.fields import global_record, only_fields, output_fields, properties_of, read_projection  # noqa: F401
+from udflow.fields import selected_fields
 from udflow.plan import (
     CoGroup,
     Cross,
@@ -283,34 +284,51 @@ class Flow:
 
     # -- running -------------------------------------------------------------
 
-    def collect(self, engine: str = "spark", spark: Any = None, native: bool = True) -> list[dict]:
+    def collect(
+        self, engine: str = "spark", spark: Any = None, native: bool = True, fields: Optional[Sequence[str]] = None
+    ) -> list[dict]:
         """Run the flow and return its records as a list of dicts (a bag: order is arbitrary).
 
-        `native=False` keeps every function in Python on Spark (see docs/native.md)."""
+        `fields` keeps only those fields of each record, in that order; on Spark the fields
+        not kept are never computed where the plan allows it (Spark prunes them, down to the
+        columns a scan reads). `native=False` keeps every function in Python on Spark (see
+        docs/native.md)."""
+        fields = selected_fields(self.root, fields)
         if engine == "reference":
             from udflow import reference
 
-            return reference.run(self.root)
+            return only_fields(reference.run(self.root), fields)
         if engine == "spark":
             from udflow import spark_backend
 
-            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native)
+            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native, fields=fields)
         raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
 
-    def to_spark(self, spark: Any = None, native: bool = True):
-        """The flow lowered to a PySpark DataFrame, for users who continue in PySpark."""
+    def to_spark(self, spark: Any = None, native: bool = True, fields: Optional[Sequence[str]] = None):
+        """The flow lowered to a PySpark DataFrame, for users who continue in PySpark
+        (`fields`: only these columns, as in `collect`)."""
         from udflow import spark_backend
 
-        return spark_backend.to_dataframe(self.root, spark=spark, hints=dict(self.hints), native=native)
+        return spark_backend.to_dataframe(
+            self.root, spark=spark, hints=dict(self.hints), native=native, fields=selected_fields(self.root, fields)
+        )
 
     def write(
-        self, path: str, format: str = "parquet", spark: Any = None, mode: str = "errorifexists", native: bool = True
+        self,
+        path: str,
+        format: str = "parquet",
+        spark: Any = None,
+        mode: str = "errorifexists",
+        native: bool = True,
+        fields: Optional[Sequence[str]] = None,
     ) -> None:
-        """Run the flow on Spark and write it through Spark's committer (all or nothing)."""
+        """Run the flow on Spark and write it through Spark's committer (all or nothing);
+        `fields`: only these columns, as in `collect`."""
         from udflow import spark_backend
 
         spark_backend.write(
-            self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native
+            self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native,
+            fields=selected_fields(self.root, fields),
         )
 
     # -- looking -------------------------------------------------------------
@@ -494,3 +512,4 @@ def _spark_source(name: str, dataframe: Any, table: Optional[str], fields: Optio
     types = frames.column_types(df)
     columns = _projected(name, tuple(c for c, _ in types), fields)
     return {"dataframe": df, "format": "dataframe", "columns": columns, "types": types}
+

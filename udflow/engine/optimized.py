@@ -52,8 +52,8 @@ class Alternative:
     def rules(self) -> tuple[str, ...]:
         return tuple(c.rule for c in self.certificates)
 
-    def collect(self, engine: str = "spark", spark: Any = None, native: bool = True) -> list[dict]:
-        return self.flow.collect(engine=engine, spark=spark, native=native)
+    def collect(self, engine: str = "spark", spark: Any = None, native: bool = True, fields=None) -> list[dict]:
+        return self.flow.collect(engine=engine, spark=spark, native=native, fields=fields)
 
     def __str__(self) -> str:
         return f"#{self.rank} cost {self.cost:.4g}\n{draw(self.node)}"

@@ -29,6 +29,8 @@ from udflow.spark_backend.schema import output_types
 from udflow.spark_backend.session import get_session
 from udflow.spark_backend.udf import translated
 
+Fields = Optional[tuple[str, ...]]  # the fields to keep (`udflow.fields.selected_fields`); None: all
+
 __all__ = ["collect", "to_dataframe", "write", "get_session", "output_types"]
 
 
@@ -39,16 +41,22 @@ def session_for(node: Node, spark: Any = None):
     return session
 
 
-def to_dataframe(node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True):
-    """The lowered DataFrame. Errors in user functions surface when the caller runs an action."""
-    return Lowering(session_for(node, spark), hints, native=native).typed(node)
+def to_dataframe(
+    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None
+):
+    """The lowered DataFrame (only `fields`, when given). Errors in user functions surface
+    when the caller runs an action."""
+    return Lowering(session_for(node, spark), hints, native=native).typed(node, fields)
 
 
-def collect(node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True) -> list[dict]:
-    """Run the plan on Spark; its records as dicts (a bag: the order means nothing)."""
+def collect(
+    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None
+) -> list[dict]:
+    """Run the plan on Spark; its records as dicts (a bag: the order means nothing), cut to
+    `fields` when given (Spark then prunes what computes only the others)."""
     lowering = Lowering(session_for(node, spark), hints, native=native)
     try:
-        return lowering.records(node)
+        return lowering.records(node, fields)
     finally:
         lowering.release()
 
@@ -61,6 +69,7 @@ def write(
     mode: str = "errorifexists",
     hints: Optional[dict] = None,
     native: bool = True,
+    fields: Fields = None,
 ) -> None:
     """Run the plan into `path` through Spark's DataFrameWriter.
 
@@ -78,7 +87,7 @@ def write(
             "or choose another path"
         )
     try:
-        writer = lowering.typed(node).write.format(format).mode(mode)
+        writer = lowering.typed(node, fields).write.format(format).mode(mode)
         if format == "csv":
             writer = writer.option("header", "true")
         with translated():

@@ -60,7 +60,7 @@ from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
 
 from udflow import sources
 from udflow.errors import UdflowError
-from udflow.fields import output_fields, properties_of, read_projection
+from udflow.fields import only_fields, output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
@@ -119,21 +119,23 @@ class Lowering:
             self._done[memo] = self._lower(node, key)
         return self._done[memo]
 
-    def records(self, node: Node) -> list[dict]:
-        """Run the plan; its records on the driver."""
+    def records(self, node: Node, fields: Optional[tuple[str, ...]] = None) -> list[dict]:
+        """Run the plan; its records on the driver (only `fields`, when given)."""
         low = self.lower(node)
+        df = low.df if low.pickled else _only(node, low.df, fields)
         with translated():
-            table = low.df.toArrow()
-        return executor.read_rows(table, low.pickled)
+            table = df.toArrow()
+        rows = executor.read_rows(table, low.pickled)
+        return only_fields(rows, fields) if low.pickled else rows
 
-    def typed(self, node: Node) -> DataFrame:
-        """`node` as one Spark column per field."""
+    def typed(self, node: Node, fields: Optional[tuple[str, ...]] = None) -> DataFrame:
+        """`node` as one Spark column per field (only `fields`, when given)."""
         low = self.lower(node)
         if not low.pickled:
-            return low.df
+            return _only(node, low.df, fields)
         if id(node) not in self._typed:
             self._typed[id(node)] = self._decode(node, low)
-        return self._typed[id(node)]
+        return _only(node, self._typed[id(node)], fields)
 
     def _lower(self, node: Node, key: Optional[tuple]) -> Lowered:
         if isinstance(node, Source):
@@ -504,3 +506,14 @@ def _known_fields(node: Node) -> Optional[frozenset[str]]:
         return output_fields(node)
     except Exception:  # noqa: BLE001 - unknown is a valid answer
         return None
+
+
+def _only(node: Node, df: DataFrame, fields: Optional[tuple[str, ...]]) -> DataFrame:
+    """`df` cut to `fields` (a projection Spark prunes below: columns computed only for the
+    others are never computed, nor read from a file)."""
+    if fields is None:
+        return df
+    missing = [f for f in fields if f not in df.columns]
+    if missing:
+        raise UdflowError(f"{node.label}: fields={list(fields)!r}: its records have no {missing[0]!r}")
+    return df.select(*[col(f) for f in fields])

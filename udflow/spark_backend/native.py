@@ -88,14 +88,14 @@ class NativeLowering:
         # an aggregate's argument, which Spark requires deterministic and never moves anyway
         self.pinned = pinned
         self.elem = elem  # the column holding an explosion's piece (`Elem()`), where there is one
-        self.guards_made = 0  # raising guards built so far: a term that adds some may raise
+        self.guards_made = 0  # raising guards and errors built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
         self._record = None  # the shown record as base64 JSON, built once
 
     def lower(self, term: Expr) -> Typed:
-        return self._lower_counting(term)[0]
+        return self.lower_raising(term)[0]
 
-    def _lower_counting(self, term: Expr) -> tuple[Typed, bool]:
+    def lower_raising(self, term: Expr) -> tuple[Typed, bool]:
         """The lowered term, and whether it (or a part of it) may raise."""
         method = getattr(self, "_" + type(term).__name__, None)
         if method is None:
@@ -138,7 +138,7 @@ class NativeLowering:
             parts = self._in_order(term.values, term.op, self._condition)
             if not any(raises for _, raises in parts):
                 return sql.conjunction(term.op.upper(), [text for text, _ in parts]), False
-        typed, raises = self._lower_counting(term)
+        typed, raises = self.lower_raising(term)
         return self.truth(typed), raises
 
     # -- errors ---------------------------------------------------------------------------
@@ -149,6 +149,7 @@ class NativeLowering:
         Python path marks a failing function (`udf.MarkedFailure`), so that the driver reports
         it as a `UdfRuntimeError` like any error of the function. The constant text is encoded
         here, once; only the record is encoded per row, and only when it raises."""
+        self.guards_made += 1
         at = f" (line {self.line})" if self.line else ""
         chunks = [literal(b64(f"{self.where} raised {message}{at}\n  record: ")), "'.'", self._record_text()]
         if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term

@@ -98,9 +98,11 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     one_row = grouped.selectExpr(*[ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts],
                                  *[ident(c) for c in helper])
     checks = {a.alias: [(ident(cond), message) for cond, message in a.checks] for a in lowered}
+    # an error after the aggregation shows the group's key (as the Python path does), not the
+    # copied record: a struct no one selects must stay prunable
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
-        checked=checks,
+        checked=checks, shown=set(key) | set(also),
     )
     names = {agg: a.alias for agg, a in zip(aggs, lowered)}
     out, known = run_map(one_row, _over_one_row(model, names), groups)

@@ -48,13 +48,32 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     if not emitting:
         return kept, known
     names, copies = next(iter(shape))
-    typed = {name: _field_value(lowering, model, emitting, reached, name) for name in names}
+    typed, raising = {}, []
+    for name in names:
+        before = lowering.guards_made
+        typed[name] = _field_value(lowering, model, emitting, reached, name)
+        if lowering.guards_made > before:
+            raising.append(name)
     values = {name: text for name, (text, _) in typed.items()}
     written_nonnull = frozenset(n for n, (_, nullable) in typed.items() if not nullable)
     known = (known - set(names) if copies else frozenset()) | written_nonnull
     if not values:
         return kept, known
-    return kept.selectExpr(*_select_list(df.columns, values, copies)), known
+    return always_computed(kept.selectExpr(*_select_list(df.columns, values, copies)), raising), known
+
+
+def always_computed(df: DataFrame, columns: list) -> DataFrame:
+    """`df`, its `columns` computed on every row even where nothing above reads them.
+
+    Catalyst drops a column no operator above reads, and with it the `raise_error` (or the
+    Python UDF call) that computes it; Python, calling the function record by record,
+    raises whether or not anything reads what it returned. A filter that reads the columns
+    keeps them: always true, never simplified away (no rule folds `hash(...) & 0`), and
+    nondeterministic (`spark_partition_id()`), so that Catalyst neither moves it nor merges
+    it with another filter."""
+    if not columns:
+        return df
+    return df.where(f"(hash({', '.join(map(ident, columns))}) & 0) + spark_partition_id() >= 0")
 
 
 def _reached(model: RecordModel) -> list:
@@ -131,12 +150,13 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, lowering.nonnull | {ELEM},
                                      shown=set(lowering.shown) | {ELEM}, elem=ELEM)
     pieces_lowering.line = model.line
-    typed = {name: pieces_lowering.lower(term) for name, term in model.emit.fields}
-    values = {name: t.sql for name, t in typed.items()}
-    written_nonnull = frozenset(n for n, t in typed.items() if not t.nullable)
+    lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
+    values = {name: t.sql for name, (t, _) in lowered.items()}
+    written_nonnull = frozenset(n for n, (t, _) in lowered.items() if not t.nullable)
     copies = model.emit.copies_input
     known = ((lowering.nonnull - set(values)) if copies else frozenset()) | written_nonnull
-    return exploded.selectExpr(*_select_list(df.columns, values, copies)), known
+    raising = [name for name, (_, raises) in lowered.items() if raises]
+    return always_computed(exploded.selectExpr(*_select_list(df.columns, values, copies)), raising), known
 
 
 def _select_list(columns: list, values: dict, copies: bool) -> list:

@@ -74,8 +74,10 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[Da
     returned = StructType([StructField(EMITTED, BooleanType(), False), *written.fields])
     call = _pinned(F.arrow_udf(_map_on_arrays(udf, columns, names, arrow_types), returned))
     out = df.withColumn(OUT, call(*[col(c) for c in columns]))
-    if props.emits[0] == 0:
-        out = out.filter(F.col(f"{OUT}.{EMITTED}"))
+    # Filtered on `emitted` even where the function always emits: a filter reading the UDF's
+    # column keeps Catalyst from dropping the call when nothing above reads what it wrote
+    # (Python calls the function, and may raise, on every record all the same).
+    out = out.filter(F.col(f"{OUT}.{EMITTED}"))
     return out.withColumns({n: F.col(OUT).getField(n) for n in names}).drop(OUT)
 
 
