@@ -83,6 +83,10 @@ class Estimate:
     broadcast: float  # bytes, the whole subtree
     partitioning: Partitioning = frozenset()
     strategy: Optional[str] = None  # this operator's physical choice (Match/Cross)
+    # whether the choice goes to Spark as a hint: a shuffle chosen only because no side fits a
+    # broadcast by the model's full-record widths is left to Spark, which knows the columns
+    # that reach the join (a native plan prunes the rest) and may broadcast after all
+    hinted: bool = True
     fields: float = 1.0  # fields per record: the values each record carries into Python
 
     @property
@@ -186,11 +190,12 @@ class CostModel(KeyCounts):
         return found
 
     def strategies(self, root: Node) -> dict[str, str]:
-        """The physical choice for every Match and Cross of a plan: its Spark hints."""
+        """The physical choice for every Match and Cross of a plan that becomes a Spark hint
+        (`Estimate.hinted`)."""
         return {
             n.label: self.estimate(n).strategy
             for n in root.walk()
-            if isinstance(n, (Match, Cross)) and self.estimate(n).strategy
+            if isinstance(n, (Match, Cross)) and self.estimate(n).strategy and self.estimate(n).hinted
         }
 
     # -- per operator ----------------------------------------------------------
@@ -323,6 +328,7 @@ class CostModel(KeyCounts):
             moved = left.bytes * right.rows + right.bytes * left.rows  # cartesian product
             cost = 2 * left.rows * right.rows * SHUFFLE_ROW + moved * SHUFFLE_BYTE
             options.append((cost, "shuffle", moved, 0.0, frozenset()))
+        could_broadcast = any(o[1] != "shuffle" for o in options)
         physical, strategy, shuffled, broadcast, partitioning = min(options, key=lambda o: (o[0], o[1]))
         return Estimate(
             rows,
@@ -334,6 +340,7 @@ class CostModel(KeyCounts):
             partitioning,
             strategy,
             fields=self._field_count(node, fields) if prof else fields,
+            hinted=could_broadcast or strategy != "shuffle",
         )
 
     def _cogroup(self, node: CoGroup, left: Estimate, right: Estimate) -> Estimate:

@@ -299,7 +299,7 @@ class Optimized:
             if key is not None and getattr(written.get(n.label), "key", key) != key:
                 text = f"key rewritten to {','.join(key)}, " + text
             if isinstance(n, (Match, Cross)) and est.strategy:
-                text += f", {est.strategy}"
+                text += f", {est.strategy}" + ("" if est.hinted else " (Spark's choice: no hint)")
             return f"[{text}]"
 
         return _indent(draw(root, annotate=note), "  ")

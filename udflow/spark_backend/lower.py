@@ -65,6 +65,7 @@ from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import determined_fields
+from udflow.spark_backend.nullness import data_nonnull
 from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
 from udflow.spark_backend.schema import (
@@ -221,15 +222,10 @@ class Lowering:
         )
 
     def _native(self, node: Map | Reduce, key: Optional[tuple]) -> Optional[Lowered]:
-        """The operator run as Spark Columns from its function's model (`native_ops`,
+        """The operator run as Spark SQL from its function's model (`native_ops`,
         `native_groups`), when its input is typed, it has a model and every term has an exact
         native form; else None (the reason kept in `python_reasons`)."""
-        if not self.native:
-            return None
-        try:
-            model = properties_of(node).model
-        except Exception:  # noqa: BLE001 - no analysis result: Python
-            return None
+        model = self._model(node)
         if model is None:
             return None
         keeps_key = isinstance(node, Map) and node.is_filter
@@ -237,14 +233,25 @@ class Lowering:
         if inp.pickled:
             self.python_reasons[node.label] = "its input is pickled Python records (no columns)"
             return None
+        nonnull = data_nonnull(node.input) | inp.nonnull
+        if isinstance(node, Reduce):
+            return self._natively(node, lambda where: native_groups.run(
+                inp.df, node.key, model, where, nonnull, determined_fields(node.input, node.key)))
+        return self._natively(node, lambda where: native_ops.run(inp.df, model, where, nonnull))
+
+    def _model(self, node: Node):
+        """The function's model, when native lowering is on and the analysis has one."""
+        if not self.native:
+            return None
         try:
-            where = f"{node.label}: {function_location(node.fn)}"
-            nonnull = _nonnull_fields(node.input) | inp.nonnull
-            if isinstance(node, Reduce):
-                determined = determined_fields(node.input, node.key)
-                df, known = native_groups.run(inp.df, node.key, model, where, nonnull, determined)
-            else:
-                df, known = native_ops.run(inp.df, model, where, nonnull)
+            return properties_of(node).model
+        except Exception:  # noqa: BLE001 - no analysis result: Python
+            return None
+
+    def _natively(self, node: Node, run: Callable[[str], tuple[DataFrame, frozenset]]) -> Optional[Lowered]:
+        """`run(where)`'s (DataFrame, fields known never None), or None where it is `NotNative`."""
+        try:
+            df, known = run(f"{node.label}: {function_location(node.fn)}")
         except NotNative as why:
             self.python_reasons[node.label] = str(why)
             return None
@@ -315,23 +322,11 @@ class Lowering:
     def _native_pairs(self, node: Match | Cross, joined: DataFrame, known: frozenset) -> Optional[Lowered]:
         """A Match/Cross function with a model, run natively over the joined row: its model is
         a Map's over the concatenated pair (the two sides' fields are disjoint)."""
-        if not self.native:
-            return None
-        try:
-            model = properties_of(node).model
-        except Exception:  # noqa: BLE001 - no analysis result: Python
-            return None
+        model = self._model(node)
         if model is None:
             return None
-        try:
-            where = f"{node.label}: {function_location(node.fn)}"
-            nonnull = _nonnull_fields(node.left) | _nonnull_fields(node.right) | known
-            df, out_known = native_ops.run(joined, model, where, nonnull)
-        except NotNative as why:
-            self.python_reasons[node.label] = str(why)
-            return None
-        self.native_labels.add(node.label)
-        return Lowered(df, pickled=False, nonnull=out_known)
+        nonnull = data_nonnull(node.left) | data_nonnull(node.right) | known
+        return self._natively(node, lambda where: native_ops.run(joined, model, where, nonnull))
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
@@ -479,26 +474,6 @@ def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
     costs (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
     shown = read_projection(node)
     return None if shown is None else [name for name in schema.names if name in shown]
-
-
-def _nonnull_fields(node: Node) -> frozenset:
-    """The fields of `node`'s records the data proves never None: source fields so typed
-    (`udflow.field_types`) that no operator below gives another value."""
-    from udflow.field_types import attribute_types
-
-    changes = []
-    for n in node.walk():
-        if isinstance(n, Source):
-            continue
-        try:
-            p = properties_of(n) if getattr(n, "fn", None) is not None else None
-        except Exception:  # noqa: BLE001 - no analysis: it may change anything
-            return frozenset()
-        if p is None:
-            continue  # a concatenating join changes no value
-        changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
-        changes.append((changed, dict(p.output_types) if p.pure else {}))
-    return frozenset(f for f, t in attribute_types(node, changes).items() if t.known)
 
 
 def _known_fields(node: Node) -> Optional[frozenset[str]]:

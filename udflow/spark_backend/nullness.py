@@ -1,4 +1,5 @@
-"""Which fields a condition proves not None, so that the native form needs no None guard there.
+"""Which fields a condition proves not None, so that the native form needs no None guard there
+(and, `data_nonnull`, which fields the data itself proves never None).
 
 Python reaches a later `and` operand only when the earlier ones were truthy, a
 later case only when the earlier guards were falsy (and did not raise), a
@@ -20,6 +21,8 @@ proves of a field `f`:
 from __future__ import annotations
 
 from udflow.expr import BoolOp, Cmp, Expr, Field, IsNone, Lit, Not, Truth
+from udflow.fields import properties_of
+from udflow.plan import Node, Source
 
 ORDERINGS = ("<", "<=", ">", ">=")
 
@@ -69,3 +72,23 @@ def _equal_to_a_value(term: Cmp) -> frozenset:
         if isinstance(a, Field) and isinstance(b, Lit) and b.value is not None:
             return frozenset({a.name})
     return frozenset()
+
+
+def data_nonnull(node: Node) -> frozenset:
+    """The fields of `node`'s records the data proves never None: source fields so typed
+    (`udflow.field_types`) that no operator below gives another value."""
+    from udflow.field_types import attribute_types
+
+    changes = []
+    for n in node.walk():
+        if isinstance(n, Source):
+            continue
+        try:
+            p = properties_of(n) if getattr(n, "fn", None) is not None else None
+        except Exception:  # noqa: BLE001 - no analysis: it may change anything
+            return frozenset()
+        if p is None:
+            continue  # a concatenating join changes no value
+        changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
+        changes.append((changed, dict(p.output_types) if p.pure else {}))
+    return frozenset(f for f, t in attribute_types(node, changes).items() if t.known)
