@@ -69,6 +69,17 @@ def first_record(rows):
     yield rows[0]
 
 
+def named_groups(rows):
+    rows = list(rows)
+    if any(r["s"] == "a" for r in rows):
+        yield from rows
+
+
+def flagged(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "ones": sum(1 for r in rows if r["s"] == "a"), "trues": sum(True for r in rows)}
+
+
 # -- functions that stay Python ---------------------------------------------------------
 
 def float_sum_where(rows):
@@ -94,7 +105,8 @@ def loops(rows):
     yield {"k": 1, "total": total}
 
 
-NATIVE = [mean_rating, revenue, int_total, counted_where, extremes, min_where, busy_groups, first_record]
+NATIVE = [mean_rating, revenue, int_total, counted_where, extremes, min_where, busy_groups, first_record,
+          flagged]
 PYTHON = {
     float_sum_where: "Python's sum is the int 0",
     divides_on_some_paths: "on some paths only",
@@ -190,6 +202,26 @@ def test_native_reduce_returns_what_python_returns(spark, fn, data):
     lowering = Lowering(spark)
     lowering.typed(flow.root)
     assert lowering.native_labels == {flow.root.label}, lowering.python_reasons
+    assert _run(flow, True) == _run(flow, False)
+
+
+def test_a_group_filter_on_any_keeps_the_keys_of_matching_records_none_included(spark):
+    """`any(p(r) for r in rows)` over a `p` that cannot raise: the distinct keys of the records
+    where `p` holds (a filter Spark pushes into the scan), joined null-safely where the key
+    may be None: Python keeps a group of None keys like any other."""
+    rows = _groups()
+    rows[1], rows[2] = {**rows[1], "k": None, "s": "a"}, {**rows[2], "k": None}
+    flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], named_groups)
+    plan = flow.to_spark(spark)._jdf.queryExecution().optimizedPlan().toString()
+    assert "max(" not in plan and "<=>" in plan
+    assert _run(flow, True) == _run(flow, False)
+    assert any(r["k"] is None for r in flow.collect(spark=spark))
+
+
+def test_a_sum_of_ones_is_a_count(spark):
+    flow = uf.source("t", dataframe=_frame(spark, _groups())).reduce(["k"], flagged)
+    plan = flow.to_spark(spark)._jdf.queryExecution().optimizedPlan().toString()
+    assert "decimal(38,0)" not in plan.lower() and "count(" in plan
     assert _run(flow, True) == _run(flow, False)
 
 

@@ -179,6 +179,9 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     """`cond` is None where no record's `if` matters: none is given, or the value is used
     only where a value is kept (then Python's int 0 for nothing never shows)."""
     nulls, null_check = _null_count(x, kept, alias, "TypeError: None in sum (0 + None)")
+    ones = _ones(agg, x)
+    if ones is not None:  # a count: no overflow to watch, no DECIMAL(38,0) running total
+        return Aggregated(alias, ((alias, f"count(CASE WHEN ({kept}) AND ({ones}) THEN 1 END)"),), (), True)
     if x.family in ("int", "bool"):
         total = f"coalesce(sum(CAST(CASE WHEN {kept} THEN CAST({x.sql} AS BIGINT) END AS DECIMAL(38,0))), CAST(0 AS DECIMAL(38,0)))"
         overflow = f"({total} > {INT_MAX} OR {total} < {INT_MIN})"
@@ -196,6 +199,17 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     if x.family == "decimal":
         return _decimal_sum(x, kept, alias, nulls, null_check)
     raise NotNative(f"sum over {x.family} values")
+
+
+def _ones(agg: Agg, x: Typed):
+    """For a sum that counts, `sum(1 for r in rows if c)` or `sum(b for ...)` over a bool
+    column never None: the condition under which a value is 1 (else 0); None otherwise."""
+    elem = agg.rows.elem
+    if isinstance(elem, Lit) and elem.value in (1, True) and type(elem.value) in (int, bool):
+        return "TRUE"
+    if x.family == "bool" and x.leaf and not x.nullable:
+        return x.sql
+    return None
 
 
 def _decimal_sum(x: Typed, kept: str, alias: str, nulls: tuple, null_check: tuple) -> Aggregated:
@@ -311,7 +325,8 @@ KEPT_KEY = "__udflow_kept_key{}"
 def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: str, nonnull: frozenset) -> tuple[DataFrame, frozenset]:
     """The groups whose predicate holds, every record of them as it is: the predicate runs as
     a Reduce emitting the kept groups' keys (`run_reduce`), and a left semi join on the key
-    (null-safe: None keys form a group, as in Python) keeps their records.
+    (null-safe where the key may be None: None keys form a group, as in Python) keeps their
+    records.
 
         def buying(rows):                       df.join(
             rows = list(rows)                      df.groupBy(sid).agg(max(action = 'buy') AS a0)
@@ -320,11 +335,32 @@ def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: 
                 yield from rows
     """
     names = [KEPT_KEY.format(i) for i in range(len(key))]
-    emit = Emit(tuple((n, First(k)) for n, k in zip(names, key)), copies_input=False)
-    keys = ReduceModel((Case(model.predicate, emit, model.line),), model.line)
-    kept, _ = run_reduce(df, key, keys, where, nonnull)
-    on = " AND ".join(f"{ident(k)} <=> {ident(n)}" for k, n in zip(key, names))
+    kept = _keys_with_any(df, key, model.predicate, where, nonnull, names)
+    if kept is None:
+        emit = Emit(tuple((n, First(k)) for n, k in zip(names, key)), copies_input=False)
+        keys = ReduceModel((Case(model.predicate, emit, model.line),), model.line)
+        kept, _ = run_reduce(df, key, keys, where, nonnull)
+    # `=` where the key is never None: the same rows as `<=>`, and a join Spark partitions
+    # on the key itself, which a Reduce on it above then needs not shuffle again
+    nullable = {f.name for f in df.schema.fields if f.nullable} - nonnull
+    on = " AND ".join(f"{ident(k)} {'<=>' if k in nullable else '='} {ident(n)}" for k, n in zip(key, names))
     return df.join(kept, F.expr(on), "left_semi"), nonnull
+
+
+def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: frozenset, names: list):
+    """For `any(p(r) for r in rows if w(r))`, where neither `p` nor `w` can raise: the keys of
+    the records where both hold, distinct. The same groups as the aggregate's `max`, and a
+    filter Spark can push into the scan (`action = 'buy'`), shuffling only the keys it keeps.
+    None for any other predicate."""
+    if not (isinstance(predicate, Agg) and predicate.fn == "any" and predicate.rows.elem is not None):
+        return None
+    rows = NativeLowering(df.schema, where, nonnull, pinned=False)
+    holds = rows.predicate(predicate.rows.elem)
+    if predicate.rows.where is not None:
+        holds = f"({rows.predicate(predicate.rows.where)}) AND ({holds})"
+    if rows.guards_made:
+        return None
+    return df.where(holds).selectExpr(*[f"{ident(k)} AS {ident(n)}" for k, n in zip(key, names)]).distinct()
 
 
 def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
