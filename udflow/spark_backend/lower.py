@@ -93,6 +93,9 @@ class Lowered:
     pickled: bool
     input_schema: Optional[StructType] = None  # pickled: the schema its fields may inherit
     nonnull: frozenset = frozenset()  # fields a native operator (or a join's key) proves never None
+    # pickled: the node run again with typed output, for a consumer that needs columns: one
+    # pass, not pickled records persisted, sampled and decoded (None: no such way)
+    typed: Optional[Callable[[], Optional[DataFrame]]] = None
 
 
 class Lowering:
@@ -135,7 +138,8 @@ class Lowering:
         if not low.pickled:
             return _only(node, low.df, fields)
         if id(node) not in self._typed:
-            self._typed[id(node)] = self._decode(node, low)
+            retyped = low.typed() if low.typed is not None else None
+            self._typed[id(node)] = retyped if retyped is not None else self._decode(node, low)
         return _only(node, self._typed[id(node)], fields)
 
     def _lower(self, node: Node, key: Optional[tuple]) -> Lowered:
@@ -376,14 +380,23 @@ class Lowering:
         key: Optional[tuple],
         apply: Callable[[Encoder, StructType], DataFrame],
     ) -> Lowered:
-        """Typed when the input is typed and analysis shows the output keeps its columns; else pickled."""
+        """Typed when the input is typed and analysis shows the output keeps its columns; else
+        pickled (a Map over typed input can be run typed by a sample, `Lowered.typed`)."""
         schema = inp.input_schema or inp.df.schema
         if not inp.pickled:
             kept = _carried_schema(node, schema)
             if kept is not None:
                 return Lowered(apply(self._encoder(udf, kept), kept), pickled=False)
         blob_schema = BLOB_SCHEMA if key is None else KEYED_BLOB_SCHEMA
-        return Lowered(apply(Encoder(udf, None, key), blob_schema), pickled=True, input_schema=schema)
+        typed = None
+        if isinstance(node, Map) and not inp.pickled and self.native:
+            typed = lambda: self._sampled(node, udf, inp.df, apply)  # noqa: E731
+        return Lowered(apply(Encoder(udf, None, key), blob_schema), pickled=True, input_schema=schema, typed=typed)
+
+    def _sampled(self, node: Map, udf: Udf, df: DataFrame, apply) -> Optional[DataFrame]:
+        """The Map run again, its records typed by a sample of its output (`scalar`), or None."""
+        schema = scalar.sampled_output_schema(node, udf, df)
+        return None if schema is None else apply(self._encoder(udf, schema), schema)
 
     def _decode(self, node: Node, low: Lowered) -> DataFrame:
         """Pickled records -> typed columns, the schema taken from a sample of them."""

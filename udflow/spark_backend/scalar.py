@@ -29,6 +29,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import BooleanType, DateType, DoubleType, StringType, StructField, StructType
 
+from udflow.errors import UdflowError
 from udflow.fields import properties_of, read_projection
 from udflow.plan import Map, function_location
 from udflow.spark_backend.native import col
@@ -107,6 +108,32 @@ def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writ
     schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=False,
                               input_schema=df.schema, known_fields=frozenset(writes),
                               declared=declared_types(node.fn))
+    return schema
+
+
+def sampled_output_schema(node: Map, udf: Udf, df: DataFrame) -> Optional[StructType]:
+    """The schema of a pure Python Map's records from its output on the input's first rows,
+    so that the batch path emits typed columns at once instead of pickled records that are
+    persisted, sampled and decoded in a second pass. None where a field holds no value in
+    the sample (and the input was not all sampled), or the function is not known pure (the
+    driver calls it on the sample)."""
+    from udflow.spark_backend.udf import translated
+
+    try:
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis: not known pure
+        return None
+    if not props.pure or props.origin != "analysis":
+        return None
+    with translated():  # the function fails on a sampled row: the run fails there too
+        rows = df.limit(SAMPLE_ROWS).toArrow().to_pylist()
+        sample = [r for row in rows for r in udf.on_row(row)]
+    try:
+        schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=len(rows) < SAMPLE_ROWS,
+                                  input_schema=df.schema, known_fields=props.output_fields,
+                                  declared=declared_types(node.fn))
+    except UdflowError:  # values of several types: the decoding of the whole output says so, or not
+        return None
     return schema
 
 
