@@ -88,7 +88,8 @@ def selected_fields(node: Node, fields: Optional[Sequence[str]]) -> Optional[tup
     carried = output_fields(node)
     unknown = [f for f in selected if carried is not None and f not in carried]
     if unknown or len(set(selected)) != len(selected) or not selected:
-        what = f"{', '.join(map(repr, unknown))} not among the flow's fields" if unknown else "name each field once"
+        what = (f"{', '.join(map(repr, unknown))} not among the flow's fields" if unknown
+                else "name at least one field" if not selected else "name each field once")
         raise FlowConstructionError(f"fields={list(selected)!r}: {what} (fields: {', '.join(sorted(carried or ()))})")
     return selected
 
