@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from udflow.errors import FlowConstructionError
-
 from udflow.plan import Cross, Custom, Map, Match, Node, Source
 
 

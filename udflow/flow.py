@@ -512,4 +512,3 @@ def _spark_source(name: str, dataframe: Any, table: Optional[str], fields: Optio
     types = frames.column_types(df)
     columns = _projected(name, tuple(c for c, _ in types), fields)
     return {"dataframe": df, "format": "dataframe", "columns": columns, "types": types}
-

@@ -39,10 +39,12 @@ a Map that writes fields has each emitted record completed from its input row.
   (`udf.group_key`), so a chain of Python operators never needs a schema.
 
 Only a consumer that needs columns (a native join, a CoGroup, `to_dataframe`,
-`write`) turns a pickled node into a typed one (`typed`): the node's output is
-persisted, a sample of it gives the schema (`schema.output_schema`; carried-over
-fields keep their Spark type), and a decoding step reads the cached records
-into typed columns; nothing upstream is computed twice. `collect` reads the
+`write`) turns a pickled node into a typed one (`typed`). A pure Map over typed
+input runs again with its records typed by a sample of its output
+(`Lowered.run_typed`: one pass); otherwise the node's output is persisted, a
+sample of it gives the schema (`schema.output_schema`; carried-over fields keep
+their Spark type), and a decoding step reads the cached records into typed
+columns; nothing upstream is computed twice. `collect` reads the
 pickled records directly. `Lowering` remembers what it persisted so that
 `collect`/`write` can release it.
 """
@@ -95,7 +97,7 @@ class Lowered:
     nonnull: frozenset = frozenset()  # fields a native operator (or a join's key) proves never None
     # pickled: the node run again with typed output, for a consumer that needs columns: one
     # pass, not pickled records persisted, sampled and decoded (None: no such way)
-    typed: Optional[Callable[[], Optional[DataFrame]]] = None
+    run_typed: Optional[Callable[[], Optional[DataFrame]]] = None
 
 
 class Lowering:
@@ -138,7 +140,7 @@ class Lowering:
         if not low.pickled:
             return _only(node, low.df, fields)
         if id(node) not in self._typed:
-            retyped = low.typed() if low.typed is not None else None
+            retyped = low.run_typed() if low.run_typed is not None else None
             self._typed[id(node)] = retyped if retyped is not None else self._decode(node, low)
         return _only(node, self._typed[id(node)], fields)
 
@@ -381,17 +383,17 @@ class Lowering:
         apply: Callable[[Encoder, StructType], DataFrame],
     ) -> Lowered:
         """Typed when the input is typed and analysis shows the output keeps its columns; else
-        pickled (a Map over typed input can be run typed by a sample, `Lowered.typed`)."""
+        pickled (a Map over typed input can be run typed by a sample, `Lowered.run_typed`)."""
         schema = inp.input_schema or inp.df.schema
         if not inp.pickled:
             kept = _carried_schema(node, schema)
             if kept is not None:
                 return Lowered(apply(self._encoder(udf, kept), kept), pickled=False)
         blob_schema = BLOB_SCHEMA if key is None else KEYED_BLOB_SCHEMA
-        typed = None
+        run_typed = None
         if isinstance(node, Map) and not inp.pickled and self.native:
-            typed = lambda: self._sampled(node, udf, inp.df, apply)  # noqa: E731
-        return Lowered(apply(Encoder(udf, None, key), blob_schema), pickled=True, input_schema=schema, typed=typed)
+            run_typed = lambda: self._sampled(node, udf, inp.df, apply)  # noqa: E731
+        return Lowered(apply(Encoder(udf, None, key), blob_schema), pickled=True, input_schema=schema, run_typed=run_typed)
 
     def _sampled(self, node: Map, udf: Udf, df: DataFrame, apply) -> Optional[DataFrame]:
         """The Map run again, its records typed by a sample of its output (`scalar`), or None."""

@@ -2,7 +2,7 @@
 
     filter without a model      df.filter(pred(read columns))
     Map without a model that    df.withColumn(out, fn(read/written columns))   struct<emitted, written...>
-    copies its record ({**r,     .filter(out.emitted)                          when it may emit nothing
+    copies its record ({**r,     .filter(out.emitted)                          (always: see struct_map)
     ...}) and emits at most      .withColumns({f: out.f for f in written})
     one record
 
@@ -34,7 +34,7 @@ from udflow.fields import properties_of, read_projection
 from udflow.plan import Map, function_location
 from udflow.spark_backend.native import col
 from udflow.spark_backend.schema import declared_types, output_schema
-from udflow.spark_backend.udf import Udf
+from udflow.spark_backend.udf import Udf, translated
 
 EMITTED = "__udflow_emitted"
 OUT = "__udflow_out"
@@ -98,8 +98,6 @@ def _analysed_schema(props) -> Optional[StructType]:
 
 def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writes) -> Optional[StructType]:
     """The written fields' types from the function's output on the input's first rows."""
-    from udflow.spark_backend.udf import translated
-
     with translated():  # the function fails on a sampled row: the run fails there too
         rows = df.select(*[col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
         sample = [{n: r[n] for n in r if n in writes} for row in rows for r in udf.on_row(row, row)]
@@ -117,8 +115,6 @@ def sampled_output_schema(node: Map, udf: Udf, df: DataFrame) -> Optional[Struct
     persisted, sampled and decoded in a second pass. None where a field holds no value in
     the sample (and the input was not all sampled), or the function is not known pure (the
     driver calls it on the sample)."""
-    from udflow.spark_backend.udf import translated
-
     try:
         props = properties_of(node)
     except Exception:  # noqa: BLE001 - no analysis: not known pure
