@@ -387,3 +387,33 @@ def test_a_python_filter_never_sees_a_record_an_earlier_filter_drops(spark):
     mapped = uf.source("t", dataframe=_frame(spark, rows)).filter(named).map(tagged).filter(
         lambda r: r["tag"] != "")
     assert len(mapped.collect()) == len([r for r in rows if r["s"]])
+
+
+def test_a_group_filter_above_a_join_broadcasts_its_kept_keys_when_hinted(spark):
+    """Spark sizes the kept keys of a group filter above a join as the product of the join's
+    inputs and would shuffle every record for a sort-merge semi join; the cost model's hint
+    "broadcast_kept" broadcasts them instead, and the rows are the same."""
+    names = spark.createDataFrame([(k, f"n{k}") for k in range(6)], "nk long, name string")
+    flow = (uf.source("t", dataframe=_frame(spark, _groups()))
+            .match(uf.source("names", dataframe=names), on=("k", "nk"))
+            .reduce(["k"], named_groups))
+    hinted = uf.Flow(flow.root, hints=((flow.root.label, "broadcast_kept"),))
+
+    def semi_joins(f):
+        plan = f.to_spark(spark)._jdf.queryExecution().sparkPlan().toString()
+        return {line.strip(" +-:*()0123456789").split()[0] for line in plan.splitlines() if "LeftSemi" in line}
+
+    threshold = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")  # Spark broadcasts nothing by itself
+    try:
+        assert semi_joins(flow) == {"SortMergeJoin"}
+        assert semi_joins(hinted) == {"BroadcastHashJoin"}
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", threshold)
+    assert _run(hinted, True) == _run(flow, True) == _run(flow, False)
+
+
+def test_an_unknown_reduce_hint_is_refused_naming_the_operator(spark):
+    flow = uf.source("t", dataframe=_frame(spark, _groups())).reduce(["k"], named_groups)
+    with pytest.raises(uf.UdflowError, match=r"Reduce\[k\]\(named_groups\).*broadcast_kept"):
+        uf.Flow(flow.root, hints=((flow.root.label, "broadcast"),)).collect(spark=spark)

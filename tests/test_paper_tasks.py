@@ -237,3 +237,13 @@ def test_clickstream_log_fields_are_the_urls_and_parsing_them_in_the_flow_change
     assert "Map(parse_click)" in {n.label for n in parsed.root.walk()}
     a, b = bag(parsed.collect(engine="reference")), bag(clickstream.build_flow(data_dir).collect(engine="reference"))
     assert a and a == b, bag_difference(a, b)
+
+
+def test_clickstream_hints_spark_to_broadcast_the_kept_sessions(optimized):
+    """The buying sessions' keys are few: the chosen plan's native group filter broadcasts them
+    (`physical.grouping`) rather than shuffle every click, and says so as a Spark hint."""
+    _, opt = optimized("clickstream", "analysis")
+    assert ("Reduce[session_id](filter_buy_sessions)", "broadcast_kept") in opt.chosen.hints
+    estimate = opt.model.estimate(opt.chosen.node)
+    clicks = next(n for n in opt.chosen.node.walk() if n.label == "Source(click)")
+    assert estimate.shuffled < opt.model.estimate(clicks).bytes / 2

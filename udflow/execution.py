@@ -57,6 +57,11 @@ def runs_natively(node: Node) -> bool:
     return getattr(node, "fn", None) is not None and how_it_runs(node) == "native"
 
 
+def native_model(node: Node):
+    """The model the backend runs natively (a `ReduceModel`, `GroupFilterModel`, ...), or None."""
+    return properties_of(node).model if runs_natively(node) else None
+
+
 def how_it_runs(node: Node) -> str:
     if isinstance(node, Source):
         return "native scan"

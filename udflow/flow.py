@@ -173,8 +173,9 @@ class Flow:
     """An immutable data flow. Build it with `source(...)` and the methods below.
 
     `hints` are physical choices for the Spark backend, keyed by operator label
-    (`"broadcast_left"`, `"broadcast_right"` or `"shuffle"` for a Match or Cross);
-    the optimizer sets them, a user rarely does.
+    (`"broadcast_left"`, `"broadcast_right"` or `"shuffle"` for a Match or Cross;
+    `"broadcast_kept"` for a Reduce that runs as a native group filter: its kept keys
+    are broadcast to the semi join); the optimizer sets them, a user rarely does.
     """
 
     root: Node

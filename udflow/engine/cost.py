@@ -33,7 +33,9 @@ bytes (`statistics.record_bytes`).
 
 where every Match and Cross takes the cheaper of shuffling both inputs or
 broadcasting one (only a side under MAX_BROADCAST_BYTES may be broadcast). The
-choice is the operator's physical strategy and becomes the Flow's Spark hint.
+choice is the operator's physical strategy and becomes the Flow's Spark hint. A
+Reduce moves what `physical.grouping` says: every record when it runs in Python; far
+fewer when it runs natively (partial aggregation; a group filter's kept keys).
 Partitioning is tracked as the interesting property: a Reduce or a shuffled
 Match whose input is already hash-partitioned on its key does not shuffle it
 again (section 7.3's Q15 discussion).
@@ -41,57 +43,21 @@ again (section 7.3's Q15 discussion).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
+from udflow.analysis.model import GroupFilterModel
 from udflow.engine.distinct import KeyCounts
 from udflow.engine.keysample import scaled_distinct
 from udflow.engine.memo import Interner
+from udflow.engine.physical import (BROADCAST_BYTE, BROADCAST_ROW, MAX_BROADCAST_BYTES, NATIVE_ROW, PY_CALL, PY_FIELD,
+                                    SHUFFLE_BYTE, SHUFFLE_ROW, WORKERS, Estimate, Partitioning, grouping,
+                                    partitioned_on, shuffle)
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
-from udflow.execution import runs_natively
+from udflow.execution import native_model, runs_natively
 from udflow.flow import output_fields
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 
-# Constants of the model, in wall-clock seconds on local[2] (2 cores), measured by
-# `python -m bench.cost_calibration` (TPC-H 0.1 lineitem and orders; see docs/optimizer.md).
-PY_CALL = 0.0  # per call beyond its fields: the fit's intercept is unstable across runs (-0.7..+0.9 us); the function's own time is sampled
-PY_FIELD = 4.6e-7  # one value Arrow -> Python object -> Arrow: 0.44 us (lineitem, 16 fields), 0.48 us (orders, 9)
-SHUFFLE_ROW = 9.2e-7  # a record of an input of a shuffled (sort-merge) join: exchange, sort, merge
-SHUFFLE_BYTE = 2.0e-9  # ... and each of its bytes (the record count dominates: 2 wide vs 2 narrow fields)
-# A native operator (docs/native.md): its function's model evaluated by generated code per
-# record, well below a Python call; an order of magnitude, not a measured fit.
-NATIVE_ROW = 2.0e-8
-BROADCAST_ROW = 6.5e-7  # a record of the broadcast side: collected, hashed into a relation, sent, probed
-BROADCAST_BYTE = 7.1e-9  # ... and each of its bytes
-WORKERS = 1  # executor JVMs receiving a broadcast copy: one in local mode; the executors of a cluster
-MAX_BROADCAST_BYTES = 10 * 1024 * 1024  # Spark's own autoBroadcastJoinThreshold; a larger side can exhaust the driver (seen at TPC-H 0.1)
-
 _UNKNOWN = object()  # a memo's "not computed yet" (None is a value: fields unknown)
-
-Partitioning = frozenset  # of frozensets of fields: the data is hash-partitioned on any one of them
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """The estimate of one subtree: its output and the cost of computing it (cumulative)."""
-
-    rows: float
-    width: float  # bytes per record (Spark row bytes)
-    cost: float  # seconds, the whole subtree
-    python_calls: float
-    shuffled: float  # bytes, the whole subtree
-    broadcast: float  # bytes, the whole subtree
-    partitioning: Partitioning = frozenset()
-    strategy: Optional[str] = None  # this operator's physical choice (Match/Cross)
-    # whether the choice goes to Spark as a hint: a shuffle chosen only because no side fits a
-    # broadcast by the model's full-record widths is left to Spark, which knows the columns
-    # that reach the join (a native plan prunes the rest) and may broadcast after all
-    hinted: bool = True
-    fields: float = 1.0  # fields per record: the values each record carries into Python
-
-    @property
-    def bytes(self) -> float:
-        return self.rows * self.width
 
 
 class CostModel(KeyCounts):
@@ -190,12 +156,12 @@ class CostModel(KeyCounts):
         return found
 
     def strategies(self, root: Node) -> dict[str, str]:
-        """The physical choice for every Match and Cross of a plan that becomes a Spark hint
-        (`Estimate.hinted`)."""
+        """The physical choice for every Match, Cross and native group filter of a plan that
+        becomes a Spark hint (`Estimate.hinted`)."""
         return {
             n.label: self.estimate(n).strategy
             for n in root.walk()
-            if isinstance(n, (Match, Cross)) and self.estimate(n).strategy and self.estimate(n).hinted
+            if isinstance(n, (Match, Cross, Reduce)) and self.estimate(n).strategy and self.estimate(n).hinted
         }
 
     # -- per operator ----------------------------------------------------------
@@ -241,16 +207,21 @@ class CostModel(KeyCounts):
     def _reduce(self, node: Reduce, child: Estimate) -> Estimate:
         prof = self._profile(node)
         groups = self._groups(node, child, prof)
-        shuffle = 0.0 if _partitioned_on(child.partitioning, node.key) else 1.0
+        width = child.width * prof.width_ratio
         python = self._function(node, groups, prof.cost, child.rows * child.fields, child.rows)
+        model = native_model(node) if self.native else None
+        kind = "python" if model is None else "group filter" if isinstance(model, GroupFilterModel) else "aggregate"
+        share = min(1.0, groups * prof.selectivity / child.rows) if child.rows else 1.0
+        moved = grouping(kind, node.key, child, groups, width, share)
         return Estimate(
             groups * prof.selectivity,
-            child.width * prof.width_ratio,
-            child.cost + python + _shuffle(child, shuffle),
+            width,
+            child.cost + python + moved.cost,
             child.python_calls + groups,
-            child.shuffled + shuffle * child.bytes,
-            child.broadcast,
-            frozenset({frozenset(node.key)}),
+            child.shuffled + moved.shuffled,
+            child.broadcast + moved.broadcast,
+            moved.partitioning,
+            moved.strategy,
             fields=self._field_count(node, child.fields),
         )
 
@@ -320,9 +291,9 @@ class CostModel(KeyCounts):
                 cost = (est.rows * BROADCAST_ROW + est.bytes * BROADCAST_BYTE) * WORKERS
                 options.append((cost, side, 0.0, est.bytes * WORKERS, other.partitioning))
         if keys is not None:
-            moving = [e for e, k in ((left, keys[0]), (right, keys[1])) if not _partitioned_on(e.partitioning, k)]
+            moving = [e for e, k in ((left, keys[0]), (right, keys[1])) if not partitioned_on(e.partitioning, k)]
             moved = sum(e.bytes for e in moving)
-            cost = sum(_shuffle(e) for e in moving)
+            cost = sum(shuffle(e) for e in moving)
             options.append((cost, "shuffle", moved, 0.0, frozenset({frozenset(keys[0]), frozenset(keys[1])})))
         elif not options:
             moved = left.bytes * right.rows + right.bytes * left.rows  # cartesian product
@@ -354,7 +325,7 @@ class CostModel(KeyCounts):
         return Estimate(
             groups * prof.selectivity,
             left.width + right.width,
-            left.cost + right.cost + python + _shuffle(left) + _shuffle(right),
+            left.cost + right.cost + python + shuffle(left) + shuffle(right),
             left.python_calls + right.python_calls + groups,
             left.shuffled + right.shuffled + moved,
             left.broadcast + right.broadcast,
@@ -471,14 +442,3 @@ def _values_shown(node: Map, prof: FunctionProfile, child: Estimate, rows_out: f
 def _python(calls: float, cost_per_call: float, values_in: float) -> float:
     """Calls of a function, plus every value (field of a record) converted into Python for it."""
     return calls * (cost_per_call + PY_CALL) + values_in * PY_FIELD
-
-
-def _shuffle(est: Estimate, fraction: float = 1.0) -> float:
-    """Repartitioning an input (`fraction` 0 when it is already partitioned on the key)."""
-    return fraction * (est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE)
-
-
-def _partitioned_on(partitioning: Partitioning, key) -> bool:
-    """Hash-partitioned on a subset of `key`: equal keys are already in one partition."""
-    wanted = frozenset(key)
-    return any(p and p <= wanted for p in partitioning)

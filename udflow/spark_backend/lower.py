@@ -1,6 +1,6 @@
 """Lowering a plan to PySpark DataFrames.
 
-    Source (parquet / CSV)      spark.read (a CSV with its types), columns renamed with the prefix
+    Source (parquet / CSV)      spark.read (a CSV with its types; read.py), columns renamed with the prefix
     Source (DataFrame / table)  the DataFrame itself, columns renamed with the prefix
     Source (rows)               createDataFrame with a schema inferred from every value
     Match, fn=None              native inner equi-join (a None key matches nothing)
@@ -58,16 +58,17 @@ from typing import Callable, Optional
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import BinaryType, DoubleType, StructField, StructType
+from pyspark.sql.types import BinaryType, StructField, StructType
 
-from udflow import sources
 from udflow.errors import UdflowError
 from udflow.fields import only_fields, output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import determined_fields
+from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
 from udflow.spark_backend.nullness import data_nonnull
+from udflow.spark_backend.read import read_source
 from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
 from udflow.spark_backend.schema import (
@@ -77,14 +78,12 @@ from udflow.spark_backend.schema import (
     key_type_error,
     missing_type_error,
     output_schema,
-    rows_schema,
 )
 from udflow.spark_backend.udf import BLOB, KEY, Encoder, Udf, translated
 
 SAMPLE_SIZE = 1000
 BLOB_SCHEMA = StructType([StructField(BLOB, BinaryType(), False)])
 KEYED_BLOB_SCHEMA = StructType([StructField(KEY, BinaryType(), False), StructField(BLOB, BinaryType(), False)])
-JOIN_HINTS = ("broadcast_left", "broadcast_right", "shuffle")
 
 
 @dataclass(frozen=True)
@@ -146,10 +145,11 @@ class Lowering:
 
     def _lower(self, node: Node, key: Optional[tuple]) -> Lowered:
         if isinstance(node, Source):
-            return Lowered(self.source(node), pickled=False)
+            return Lowered(read_source(self.spark, node), pickled=False)
         if isinstance(node, Map):
             return self.map(node, key)
         if isinstance(node, Reduce):
+            check_reduce_hint(node.label, self.hints.get(node.label))
             return self.reduce(node, key)
         if isinstance(node, Match):
             return self.match(node, key)
@@ -160,40 +160,6 @@ class Lowering:
         if isinstance(node, Custom):
             return self.custom(node, key)
         raise UdflowError(f"{node.label}: the Spark backend cannot lower a {type(node).__name__}")
-
-    # -- sources -------------------------------------------------------------
-
-    def source(self, node: Source) -> DataFrame:
-        if node.in_memory:
-            schema = rows_schema(node.label, node.fields, list(node.rows))
-            doubles = {f.name for f in schema.fields if isinstance(f.dataType, DoubleType)}
-            data = [
-                tuple(float(r.get(f)) if f in doubles and r.get(f) is not None else r.get(f) for f in node.fields)
-                for r in node.rows
-            ]
-            return self.spark.createDataFrame(data, schema)
-        if node.is_dataframe:
-            df = node.dataframe
-        elif node.format == "csv":
-            df = self.csv(node)
-        else:
-            df = self.spark.read.parquet(node.path)
-        return df.selectExpr(*[f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
-
-    def csv(self, node: Source) -> DataFrame:
-        """A CSV read with the source's types (declared or inferred when it was built), as the
-        reference interpreter reads it: RFC 4180 quotes, quoted newlines, a value the type
-        does not admit an error (FAILFAST), an empty field None."""
-        return (
-            self.spark.read.schema(sources.ddl(node.types))
-            .option("header", "true")
-            .option("mode", "FAILFAST")
-            .option("multiLine", "true")
-            .option("escape", '"')
-            .option("nanValue", "NaN").option("positiveInf", "Inf").option("negativeInf", "-Inf")
-            .option("dateFormat", "yyyy-MM-dd")
-            .csv(node.path)
-        )
 
     # -- unary ---------------------------------------------------------------
 
@@ -242,7 +208,8 @@ class Lowering:
         nonnull = data_nonnull(node.input) | inp.nonnull
         if isinstance(node, Reduce):
             return self._natively(node, lambda where: native_groups.run(
-                inp.df, node.key, model, where, nonnull, determined_fields(node.input, node.key)))
+                inp.df, node.key, model, where, nonnull, determined_fields(node.input, node.key),
+                self.hints.get(node.label)))
         return self._natively(node, lambda where: native_ops.run(inp.df, model, where, nonnull))
 
     def _model(self, node: Node):
@@ -360,19 +327,7 @@ class Lowering:
         return left, right
 
     def _hinted(self, node: Match | Cross) -> tuple[DataFrame, DataFrame]:
-        left, right = self.typed(node.left), self.typed(node.right)
-        hint = self.hints.get(node.label)
-        if hint is None:
-            return left, right
-        if hint == "broadcast_left":
-            return F.broadcast(left), right
-        if hint == "broadcast_right":
-            return left, F.broadcast(right)
-        if hint == "shuffle":
-            return left.hint("shuffle_merge"), right
-        raise UdflowError(f"{node.label}: unknown join hint {hint!r}; use one of {', '.join(JOIN_HINTS)}")
-
-    # -- Python operators ------------------------------------------------------
+        return hinted_inputs(node.label, self.typed(node.left), self.typed(node.right), self.hints.get(node.label))
 
     def _python(
         self,

@@ -320,13 +320,17 @@ def _nonempty_lists(test: Expr) -> frozenset:
 # -- a Reduce that keeps or drops each group whole -------------------------------------------
 
 KEPT_KEY = "__udflow_kept_key{}"
+REDUCE_HINTS = ("broadcast_kept",)  # a group filter: broadcast its kept keys to the semi join
 
 
-def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: str, nonnull: frozenset) -> tuple[DataFrame, frozenset]:
+def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: str, nonnull: frozenset,
+                     broadcast: bool = False) -> tuple[DataFrame, frozenset]:
     """The groups whose predicate holds, every record of them as it is: the predicate runs as
     a Reduce emitting the kept groups' keys (`run_reduce`), and a left semi join on the key
     (null-safe where the key may be None: None keys form a group, as in Python) keeps their
-    records.
+    records. `broadcast`: the cost model's choice (hint "broadcast_kept") to broadcast the
+    kept keys; Spark's own size estimate of them is the product of the inputs' sizes when
+    the filter's input is a join, and would shuffle every record of it.
 
         def buying(rows):                       df.join(
             rows = list(rows)                      df.groupBy(sid).agg(max(action = 'buy') AS a0)
@@ -344,7 +348,7 @@ def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: 
     # on the key itself, which a Reduce on it above then needs not shuffle again
     nullable = {f.name for f in df.schema.fields if f.nullable} - nonnull
     on = " AND ".join(f"{ident(k)} {'<=>' if k in nullable else '='} {ident(n)}" for k, n in zip(key, names))
-    return df.join(kept, F.expr(on), "left_semi"), nonnull
+    return df.join(F.broadcast(kept) if broadcast else kept, F.expr(on), "left_semi"), nonnull
 
 
 def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: frozenset, names: list):
@@ -364,11 +368,11 @@ def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: fr
 
 
 def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
-        determined: frozenset = frozenset()) -> tuple[DataFrame, frozenset]:
+        determined: frozenset = frozenset(), hint: str | None = None) -> tuple[DataFrame, frozenset]:
     """The Reduce natively from its model, and its output's fields known never None;
-    NotNative when it has no exact native form."""
+    NotNative when it has no exact native form. `hint`: one of `REDUCE_HINTS`, or None."""
     if isinstance(model, GroupFilterModel):
-        return run_group_filter(df, key, model, where, nonnull)
+        return run_group_filter(df, key, model, where, nonnull, broadcast=hint == "broadcast_kept")
     if isinstance(model, ReduceModel):
         return run_reduce(df, key, model, where, nonnull, determined)
     raise NotNative(f"no native form for a {type(model).__name__}")
