@@ -1,4 +1,4 @@
-"""Calibrate the cost model's constants on this machine (udflow/engine/cost.py).
+"""Calibrate the cost model's constants on this machine (udflow/engine/physical.py).
 
     python -m bench.cost_calibration [--data data/tpch-sf0.1] [--runs 3]
 
