@@ -76,11 +76,9 @@ class Grouping:
     strategy: Optional[str] = None  # "broadcast_kept": a group filter's kept keys, a Spark hint
 
 
-
-
-def shuffle(est: Estimate, fraction: float = 1.0) -> float:
-    """Repartitioning an input (`fraction` 0 when it is already partitioned on the key)."""
-    return fraction * (est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE)
+def shuffle(est: Estimate) -> float:
+    """Repartitioning an input on a key."""
+    return est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE
 
 
 def splits(est: Estimate) -> float:

@@ -16,9 +16,9 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from udflow.errors import UdflowError
-from udflow.spark_backend.native_groups import REDUCE_HINTS
 
 JOIN_HINTS = ("broadcast_left", "broadcast_right", "shuffle")
+REDUCE_HINTS = ("broadcast_kept",)  # a native group filter: broadcast its kept keys to the semi join
 
 
 def hinted_inputs(label: str, left: DataFrame, right: DataFrame, hint: Optional[str]) -> tuple[DataFrame, DataFrame]:

@@ -320,7 +320,6 @@ def _nonempty_lists(test: Expr) -> frozenset:
 # -- a Reduce that keeps or drops each group whole -------------------------------------------
 
 KEPT_KEY = "__udflow_kept_key{}"
-REDUCE_HINTS = ("broadcast_kept",)  # a group filter: broadcast its kept keys to the semi join
 
 
 def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: str, nonnull: frozenset,
@@ -370,7 +369,7 @@ def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: fr
 def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
         determined: frozenset = frozenset(), hint: str | None = None) -> tuple[DataFrame, frozenset]:
     """The Reduce natively from its model, and its output's fields known never None;
-    NotNative when it has no exact native form. `hint`: one of `REDUCE_HINTS`, or None."""
+    NotNative when it has no exact native form. `hint`: a Reduce's hint (`spark_backend.hints`), or None."""
     if isinstance(model, GroupFilterModel):
         return run_group_filter(df, key, model, where, nonnull, broadcast=hint == "broadcast_kept")
     if isinstance(model, ReduceModel):
