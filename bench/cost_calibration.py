@@ -12,6 +12,8 @@ plain scan of the same input, each reported per unit the cost model counts
     shuffle   orders joined with lineitem by a sort-merge join, on all fields and on two
               fields each (same records, 1/7 of the bytes): seconds per record and per byte
     broadcast orders joined with a broadcast of lineitem, wide and narrow, likewise
+    stage     a query of 2,000 records with one more broadcast join, or one more
+              aggregation, of tiny inputs: the fixed cost of an exchange (STAGE)
 
 These are NOT fitted to the plans bench/plan_quality.py runs; they are the
 physical costs of each step alone.
@@ -105,6 +107,37 @@ def main(argv=None) -> None:
     b_byte = (found["broadcast", "wide"] - scans - found["broadcast", "narrow"]) / (r1 * (w1 - 24.0))
     b_row = (found["broadcast", "narrow"] - 24.0 * r1 * b_byte) / r1
     print(f"BROADCAST_BYTE = {b_byte:.2e} s per byte, BROADCAST_ROW = {b_row:.2e} s per broadcast record")
+
+    stage_cost(spark, max(args.runs, 15))
+
+
+def stage_cost(spark, runs: int) -> None:
+    """What one more exchange costs when it moves almost nothing: scheduling a stage."""
+    from pyspark.sql import functions as F
+
+    def rows():
+        return spark.range(2000)
+
+    def base():
+        rows().where("id % 7 = 0").collect()
+
+    def broadcast():
+        rows().join(F.broadcast(spark.range(50)), "id").collect()
+
+    def aggregate():
+        rows().groupBy((F.col("id") % 10).alias("k")).count().collect()
+
+    def aggregate_twice():
+        rows().groupBy((F.col("id") % 10).alias("k")).count().groupBy((F.col("k") % 3).alias("j")).count().collect()
+
+    queries = (base, broadcast, aggregate, aggregate_twice)
+    for _ in range(5):  # the JIT: the first queries of a session are slower whatever they do
+        for f in queries:
+            f()
+    t = {f.__name__: timed(f, runs) for f in queries}
+    print(f"STAGE: a broadcast {t['broadcast'] - t['base']:.3f} s, a shuffle {t['aggregate'] - t['base']:.3f} s, "
+          f"a second shuffle {t['aggregate_twice'] - t['aggregate']:.3f} s")
+
 
 if __name__ == "__main__":
     main()

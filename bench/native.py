@@ -51,6 +51,7 @@ from examples.user_data import bag_mismatch, rows_of
 from udflow.plan import CoGroup, Cross, Map, Match, Reduce
 
 VARIANTS = ("written", "optimized", "python", "hand", "sql")
+PAIRS = (("optimized", "hand"), ("optimized", "sql"), ("written", "optimized"))  # ratios also shown round by round
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,19 @@ class Outcome:
     def ratio(self, a: str, b: str) -> Optional[float]:
         x, y = self.median(a), self.median(b)
         return x / y if x and y else None
+
+    def paired(self, a: str, b: str) -> Optional[tuple[float, float, float]]:
+        """The ratio a/b round by round (each round runs every variant back to back, so the
+        machine's drift cancels): its median and middle half (quartiles), which say whether
+        a ratio near 1 is a difference or noise."""
+        xs, ys = self.times.get(a), self.times.get(b)
+        if not xs or not ys or len(xs) != len(ys):
+            return None
+        ratios = [x / y for x, y in zip(xs, ys)]
+        if len(ratios) < 2:
+            return ratios[0], ratios[0], ratios[0]
+        q1, q2, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+        return q2, q1, q3
 
 
 def udf_operators(node) -> list[str]:
@@ -212,6 +226,10 @@ def details(outcomes: list[Outcome]) -> str:
     lines = []
     for o in outcomes:
         lines.append(f"{o.task}: rewrites {', '.join(o.rewrites) or 'none'}; native: {', '.join(o.native) or 'none'}")
+        for a, b in PAIRS:
+            found = o.paired(a, b)
+            if found:
+                lines.append(f"    {a}/{b} round by round: median {found[0]:.2f}x, middle half {found[1]:.2f}-{found[2]:.2f}x")
         for label, why in sorted(o.python_reasons.items()):
             lines.append(f"    {label} stays in Python: {why[:200]}")
         for v, e in o.errors.items():
@@ -288,6 +306,7 @@ def main(argv=None) -> int:
              "ratios": {"optimized/hand": o.ratio("optimized", "hand"), "optimized/sql": o.ratio("optimized", "sql"),
                         "python/optimized": o.ratio("python", "optimized"),
                         "written/optimized": o.ratio("written", "optimized")},
+             "paired": {f"{a}/{b}": o.paired(a, b) for a, b in PAIRS if o.paired(a, b)},
              "native": o.native, "udf_operators": o.udf_operators, "python_reasons": o.python_reasons,
              "rewrites": o.rewrites, "errors": o.errors, "mismatches": o.mismatches}
             for o in outcomes

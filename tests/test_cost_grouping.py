@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from udflow.engine.physical import MAX_BROADCAST_BYTES, SPLITS, Estimate, grouping, shuffle
+from udflow.engine.physical import MAX_BROADCAST_BYTES, SPLITS, STAGE, Estimate, grouping, shuffle
 
 KEY = ("k",)
 ON_KEY = frozenset({frozenset(KEY)})
@@ -26,7 +26,8 @@ def test_a_native_aggregate_shuffles_one_record_per_group_and_split():
     child = _input(1e6)
     moved = grouping("aggregate", KEY, child, groups=1e3, width=50.0, share=1.0)
     assert moved.shuffled == 1e3 * SPLITS * 50.0
-    assert moved.cost < grouping("python", KEY, child, 1e3, 50.0, 1.0).cost / 100
+    python = grouping("python", KEY, child, 1e3, 50.0, 1.0)
+    assert moved.cost - STAGE < (python.cost - STAGE) / 100  # one stage each, far fewer records
     few_per_group = grouping("aggregate", KEY, _input(1e3), groups=900, width=50.0, share=1.0)
     assert few_per_group.shuffled == 1e3 * 50.0  # never more records than its input has
 
@@ -52,3 +53,22 @@ def test_kept_keys_too_large_to_broadcast_shuffle_the_input_on_the_key():
 def test_input_partitioned_on_the_key_moves_nothing(kind):
     moved = grouping(kind, KEY, _input(1e6, partitioning=ON_KEY), groups=1e3, width=50.0, share=0.5)
     assert (moved.cost, moved.shuffled, moved.broadcast) == (0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("kind, stages", [("python", 1), ("aggregate", 1), ("group filter", 2)])
+def test_every_exchange_is_a_stage_whatever_it_moves(kind, stages):
+    """A shuffle and a broadcast each cost `STAGE` on top of their records: a group filter
+    shuffles its kept keys and broadcasts them."""
+    moved = grouping(kind, KEY, _input(1.0), groups=1.0, width=50.0, share=1.0)
+    assert stages * STAGE <= moved.cost < stages * STAGE + 1e-4
+
+
+def test_a_native_group_filter_computes_its_input_twice():
+    """Once for the kept keys, once for the semi join: an input that costs c adds c again
+    (a group filter above a join repeats the join); an aggregate adds nothing."""
+    def costing(cost):
+        return Estimate(1e5, 100.0, cost, 0.0, 0.0, 0.0, fields=10.0)
+
+    for kind, again in (("group filter", 2.5), ("aggregate", 0.0), ("python", 0.0)):
+        cheap, dear = (grouping(kind, KEY, costing(c), groups=1e3, width=50.0, share=0.1) for c in (0.0, 2.5))
+        assert dear.cost - cheap.cost == pytest.approx(again)

@@ -21,6 +21,7 @@ from udflow.engine.budget import Clock
 from udflow.engine.cost import CostModel
 from udflow.engine.groups import GroupSearch
 from udflow.engine.memo import Interner
+from udflow.engine.ties import RESOLUTION
 from udflow.engine.optimize import keyed_operators, optimize, statistics_of
 from udflow.engine.size import connected_subgraphs, estimated_groups, estimated_work, join_graph, join_pairs
 from udflow.engine.space import PlanSpace
@@ -130,7 +131,8 @@ def test_pruned_search_chooses_the_cost_of_full_enumeration(shape, joins, maps):
     pruned = optimize(flow, mode="pruned", profiles=profiles, native=False)
     groups, top, model = explored(flow, profiles)
     assert pruned.alternatives.count == groups.count(top)  # the pruned exploration reaches every plan
-    assert math.isclose(pruned.chosen.cost, full_best(groups, top, model, flow.root), rel_tol=1e-9)
+    # within the model's resolution: plans that close tie, and a tie keeps the fewest rewrites
+    assert pruned.chosen.cost <= full_best(groups, top, model, flow.root) * (1 + RESOLUTION)
 
 
 def random_flow(seed: int) -> uf.Flow:

@@ -20,8 +20,8 @@ Cardinalities, bottom-up (section 7.1's hints, measured rather than given):
 Cost of a plan, in estimated seconds on Spark, is the sum over its operators of
 
     python  = calls * (cost per call + PY_CALL) + values into Python * PY_FIELD
-    shuffle = records repartitioned * SHUFFLE_ROW + their bytes * SHUFFLE_BYTE
-    bcast   = (records broadcast * BROADCAST_ROW + their bytes * BROADCAST_BYTE) * WORKERS
+    shuffle = STAGE + records repartitioned * SHUFFLE_ROW + their bytes * SHUFFLE_BYTE
+    bcast   = STAGE + (records broadcast * BROADCAST_ROW + their bytes * BROADCAST_BYTE) * WORKERS
 
 A value into Python is one field of one record: the executor turns every Arrow
 value into a Python object and back, so a function placed above joins, over
@@ -49,9 +49,8 @@ from udflow.analysis.model import GroupFilterModel
 from udflow.engine.distinct import KeyCounts
 from udflow.engine.keysample import scaled_distinct
 from udflow.engine.memo import Interner
-from udflow.engine.physical import (BROADCAST_BYTE, BROADCAST_ROW, MAX_BROADCAST_BYTES, NATIVE_ROW, PY_CALL, PY_FIELD,
-                                    SHUFFLE_BYTE, SHUFFLE_ROW, WORKERS, Estimate, Partitioning, grouping,
-                                    partitioned_on, shuffle)
+from udflow.engine.physical import (MAX_BROADCAST_BYTES, NATIVE_ROW, PY_CALL, PY_FIELD, SHUFFLE_BYTE, SHUFFLE_ROW,
+                                    WORKERS, Estimate, Partitioning, broadcast, grouping, partitioned_on, shuffle)
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
 from udflow.execution import native_model, runs_natively
 from udflow.flow import output_fields
@@ -208,8 +207,11 @@ class CostModel(KeyCounts):
         prof = self._profile(node)
         groups = self._groups(node, child, prof)
         width = child.width * prof.width_ratio
-        python = self._function(node, groups, prof.cost, child.rows * child.fields, child.rows)
         model = native_model(node) if self.native else None
+        if model is not None:  # generated code per record (`_function`)
+            python = child.rows * NATIVE_ROW
+        else:
+            python = _python(groups, prof.cost, child.rows * child.fields)
         kind = "python" if model is None else "group filter" if isinstance(model, GroupFilterModel) else "aggregate"
         share = min(1.0, groups * prof.selectivity / child.rows) if child.rows else 1.0
         moved = grouping(kind, node.key, child, groups, width, share)
@@ -288,7 +290,7 @@ class CostModel(KeyCounts):
         for side, est in (("broadcast_right", right), ("broadcast_left", left)):
             if est.bytes <= MAX_BROADCAST_BYTES:
                 other = left if side == "broadcast_right" else right
-                cost = (est.rows * BROADCAST_ROW + est.bytes * BROADCAST_BYTE) * WORKERS
+                cost = broadcast(est)
                 options.append((cost, side, 0.0, est.bytes * WORKERS, other.partitioning))
         if keys is not None:
             moving = [e for e, k in ((left, keys[0]), (right, keys[1])) if not partitioned_on(e.partitioning, k)]
@@ -300,14 +302,14 @@ class CostModel(KeyCounts):
             cost = 2 * left.rows * right.rows * SHUFFLE_ROW + moved * SHUFFLE_BYTE
             options.append((cost, "shuffle", moved, 0.0, frozenset()))
         could_broadcast = any(o[1] != "shuffle" for o in options)
-        physical, strategy, shuffled, broadcast, partitioning = min(options, key=lambda o: (o[0], o[1]))
+        physical, strategy, shuffled, sent, partitioning = min(options, key=lambda o: (o[0], o[1]))
         return Estimate(
             rows,
             width,
             left.cost + right.cost + python + physical,
             left.python_calls + right.python_calls + (pairs if prof else 0.0),
             left.shuffled + right.shuffled + shuffled,
-            left.broadcast + right.broadcast + broadcast,
+            left.broadcast + right.broadcast + sent,
             partitioning,
             strategy,
             fields=self._field_count(node, fields) if prof else fields,
@@ -348,12 +350,11 @@ class CostModel(KeyCounts):
             fields=self._field_count(node, fields),
         )
 
-    def _function(self, node: Node, calls: float, cost_per_call: float, values_in: float,
-                  rows_in: Optional[float] = None) -> float:
+    def _function(self, node: Node, calls: float, cost_per_call: float, values_in: float) -> float:
         """What running the operator's function costs: Python calls and the values converted
         for them, or, for an operator the backend runs natively, generated code per record."""
         if self.native and runs_natively(node):
-            return (calls if rows_in is None else rows_in) * NATIVE_ROW
+            return calls * NATIVE_ROW
         return _python(calls, cost_per_call, values_in)
 
     def _decoding(self, node: Node, est: Estimate) -> float:

@@ -1,8 +1,11 @@
 """The physical side of the cost model: its constants, what one subtree's estimate holds, and
 what moving records between partitions costs (`udflow.engine.cost` uses these).
 
-    shuffle  = records repartitioned * SHUFFLE_ROW + their bytes * SHUFFLE_BYTE
-    bcast    = (records broadcast * BROADCAST_ROW + their bytes * BROADCAST_BYTE) * WORKERS
+    shuffle  = STAGE + records repartitioned * SHUFFLE_ROW + their bytes * SHUFFLE_BYTE
+    bcast    = STAGE + (records broadcast * BROADCAST_ROW + their bytes * BROADCAST_BYTE) * WORKERS
+
+Every exchange is a query stage of its own, which Spark schedules as a job whatever it
+moves (`STAGE`): on small inputs that, not the records, is what separates two plans.
 
 A Reduce's records reach their groups (`grouping`):
 
@@ -12,7 +15,8 @@ A Reduce's records reach their groups (`grouping`):
     a native group filter    the kept groups' keys: a distinct over the records the
                              predicate holds for (partial first), then a semi join that
                              broadcasts the kept keys where they fit (the input is not
-                             moved: hint "broadcast_kept"), else shuffles the input on the key
+                             moved: hint "broadcast_kept"), else shuffles the input on the key;
+                             the input is computed twice, once for each (no exchange is shared)
 
 and input already partitioned on the key moves nothing.
 """
@@ -34,6 +38,10 @@ NATIVE_ROW = 2.0e-8
 BROADCAST_ROW = 6.5e-7  # a record of the broadcast side: collected, hashed into a relation, sent, probed
 BROADCAST_BYTE = 7.1e-9  # ... and each of its bytes
 WORKERS = 1  # executor JVMs receiving a broadcast copy: one in local mode; the executors of a cluster
+# A query stage whatever it moves: scheduling its job and tasks, and, for a broadcast,
+# collecting to the driver. Tiny inputs on local[2] (`bench.cost_calibration`): 70-100 ms a
+# broadcast, 60-85 ms a shuffle, from run to run; one constant for both.
+STAGE = 0.07
 MAX_BROADCAST_BYTES = 10 * 1024 * 1024  # Spark's own autoBroadcastJoinThreshold; a larger side can exhaust the driver (seen at TPC-H 0.1)
 
 SPLITS = 4  # partitions of an input (2 x cores on local[2]); see `splits`
@@ -78,7 +86,12 @@ class Grouping:
 
 def shuffle(est: Estimate) -> float:
     """Repartitioning an input on a key."""
-    return est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE
+    return STAGE + est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE
+
+
+def broadcast(est: Estimate) -> float:
+    """Sending an input whole to every worker (a broadcast join's build side)."""
+    return STAGE + (est.rows * BROADCAST_ROW + est.bytes * BROADCAST_BYTE) * WORKERS
 
 
 def splits(est: Estimate) -> float:
@@ -102,7 +115,7 @@ def grouping(kind: str, key: tuple, child: Estimate, groups: float, width: float
         return Grouping(0.0, 0.0, 0.0, on_key)
     if kind == "aggregate":
         records = min(child.rows, groups * splits(child))
-        return Grouping(records * (SHUFFLE_ROW + width * SHUFFLE_BYTE), records * width, 0.0, on_key)
+        return Grouping(STAGE + records * (SHUFFLE_ROW + width * SHUFFLE_BYTE), records * width, 0.0, on_key)
     if kind == "group filter":
         return _kept_groups(key, child, groups * share, share, on_key)
     return Grouping(shuffle(child), child.bytes, 0.0, on_key)
@@ -110,12 +123,13 @@ def grouping(kind: str, key: tuple, child: Estimate, groups: float, width: float
 
 def _kept_groups(key: tuple, child: Estimate, kept: float, share: float, on_key: Partitioning) -> Grouping:
     """A native group filter (`native_groups.run_group_filter`); a key's bytes are taken to be
-    its share of the record's fields."""
+    its share of the record's fields. Spark computes the input once for the kept keys and
+    again for the semi join: the input's own cost is charged a second time."""
     key_width = child.width * min(1.0, len(key) / max(child.fields, 1.0))
     keys = min(child.rows * share, kept * splits(child))
-    cost = keys * (SHUFFLE_ROW + key_width * SHUFFLE_BYTE)
+    cost = child.cost + STAGE + keys * (SHUFFLE_ROW + key_width * SHUFFLE_BYTE)
     if kept * key_width <= MAX_BROADCAST_BYTES:
         sent = kept * key_width * WORKERS
-        cost += (kept * BROADCAST_ROW + kept * key_width * BROADCAST_BYTE) * WORKERS
+        cost += broadcast(Estimate(kept, key_width, 0.0, 0.0, 0.0, 0.0))
         return Grouping(cost, keys * key_width, sent, child.partitioning, "broadcast_kept")
     return Grouping(cost + shuffle(child), keys * key_width + child.bytes, 0.0, on_key)
