@@ -28,7 +28,7 @@ python / optimized (what native lowering gains), written / optimized. Per
 pipeline, how many operators with a user function the chosen plan runs natively
 (`Lowering.native_labels`).
 
-Run:  python -m bench.native [--scale 1] [--user-scale 1] [--runs 3] [--tasks q7,taxi] [--quick]
+Run:  python -m bench.native [--scale 1] [--user-scale 1] [--runs 3] [--tasks q7,taxi] [--alternatives 9] [--quick]
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ class Outcome:
     udf_operators: list = field(default_factory=list)
     python_reasons: dict = field(default_factory=dict)
     rewrites: list = field(default_factory=list)
+    plans: dict = field(default_factory=dict)  # "plan<i>" -> (its rewrites, estimated cost): `--alternatives`
 
     def median(self, variant: str) -> Optional[float]:
         runs = self.times.get(variant)
@@ -151,7 +152,8 @@ def variants(spark, task: Task, data_dir: str, flow, chosen) -> dict[str, Callab
     return runs
 
 
-def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log, wanted=VARIANTS) -> Outcome:
+def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log, wanted=VARIANTS,
+             alternatives: int = 0) -> Outcome:
     out = Outcome(task.name, scale)
     flow = task.flow(data_dir)
     opt = udflow.optimize(flow)
@@ -160,6 +162,9 @@ def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log, wan
     out.udf_operators = udf_operators(chosen.node)
     out.native, out.python_reasons = native_census(spark, chosen)
     sides = {n: run for n, run in variants(spark, task, data_dir, flow, chosen).items() if n in wanted}
+    for i, alt in enumerate(list(opt.alternatives)[:alternatives], 1):  # does the model rank them as Spark runs them?
+        out.plans[f"plan{i}"] = (", ".join(alt.rules) or "as written", alt.cost)
+        sides[f"plan{i}"] = lambda alt=alt: alt.collect(spark=spark, fields=task.compare)
 
     reference = None
     for name, run in sides.items():  # warm-up and correctness check
@@ -230,6 +235,10 @@ def details(outcomes: list[Outcome]) -> str:
             found = o.paired(a, b)
             if found:
                 lines.append(f"    {a}/{b} round by round: median {found[0]:.2f}x, middle half {found[1]:.2f}-{found[2]:.2f}x")
+        for name, (rules, cost) in o.plans.items():
+            vs_hand = o.paired(name, "hand")
+            lines.append(f"    {name} (estimated {cost:.3f} s; {rules}): median {fmt(o.median(name), ' s')}"
+                         + (f", /hand round by round {vs_hand[0]:.2f}x ({vs_hand[1]:.2f}-{vs_hand[2]:.2f}x)" if vs_hand else ""))
         for label, why in sorted(o.python_reasons.items()):
             lines.append(f"    {label} stays in Python: {why[:200]}")
         for v, e in o.errors.items():
@@ -260,6 +269,8 @@ def main(argv=None) -> int:
     parser.add_argument("--data-root", default="data")
     parser.add_argument("--quick", action="store_true", help="TPC-H 0.01, user scale 0.01, one run")
     parser.add_argument("--out", default="bench/results")
+    parser.add_argument("--alternatives", type=int, default=0,
+                        help="also time the optimizer's first N plans of each task (plan1 = the chosen one)")
     parser.add_argument("--tag", default="", help="appended to the JSON file's name")
     args = parser.parse_args(argv)
     if args.quick:
@@ -284,7 +295,8 @@ def main(argv=None) -> int:
             task.generate(data_dir, scale)
         log(f"{task.name}: data {data_dir} ready in {time.perf_counter() - t0:.1f} s")
         try:
-            outcomes.append(run_task(spark, task, data_dir, scale, args.runs, log, args.variants.split(",")))
+            outcomes.append(run_task(spark, task, data_dir, scale, args.runs, log, args.variants.split(","),
+                                     args.alternatives))
         except Exception:  # noqa: BLE001 - one broken pipeline must not hide the others' figures
             log(traceback.format_exc())
             outcomes.append(Outcome(task.name, scale, errors={"optimize": traceback.format_exc(limit=1)}))
@@ -308,7 +320,7 @@ def main(argv=None) -> int:
                         "written/optimized": o.ratio("written", "optimized")},
              "paired": {f"{a}/{b}": o.paired(a, b) for a, b in PAIRS if o.paired(a, b)},
              "native": o.native, "udf_operators": o.udf_operators, "python_reasons": o.python_reasons,
-             "rewrites": o.rewrites, "errors": o.errors, "mismatches": o.mismatches}
+             "rewrites": o.rewrites, "plans": o.plans, "errors": o.errors, "mismatches": o.mismatches}
             for o in outcomes
         ],
     }

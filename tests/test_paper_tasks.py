@@ -233,9 +233,9 @@ def test_clickstream_natively_the_group_filter_stays_on_the_click_log(optimized)
     """With both Reduces native, Figure 4(b) costs more than the chosen plan: its group filter
     computes its input twice (the kept sessions' keys, then the semi join), and that input is
     then the click log joined with login, one more broadcast stage; grouping costs little
-    either way (partial aggregation). Measured at user scale 0.25 (bench/README.md): the plan
-    as written 0.96x, the login Match between the Reduces 1.05x, Figure 4(b) 1.24x of the
-    hand-written PySpark."""
+    either way (partial aggregation). Measured at user scale 0.25 (bench/README.md, `bench.native
+    --alternatives`): the chosen plan 0.98x of the hand-written PySpark, the plan as written
+    1.04x, the Figure 4(b) plans 1.15-1.31x."""
     _, opt = optimized("clickstream", "analysis")
     buy = next(n for n in opt.best.root.walk() if n.label == "Reduce[session_id](filter_buy_sessions)")
     assert buy.input.label == "Source(click)", f"the group filter's input is a join:\n{opt.best.root}"

@@ -19,9 +19,11 @@ and every search mode ranks and chooses with it:
 
 RESOLUTION = 1e-6 (relative). Rounding is ~1e-15 per operation; the smallest real
 difference between two plans on the flows we measured (Q7, Q15, the generated 4- to
-8-join flows, the flows with a Cross and a CoGroup) is 2.6e-4 (a filter one join lower
-in a chain). `optimize(resolution=...)` widens it, e.g. to the error one trusts the
-estimates to.
+8-join flows, the flows with a Cross and a CoGroup) was 2.6e-4 (a filter one join lower
+in a chain) before every exchange cost a fixed `physical.STAGE`; on the generated flows,
+whose records are few, the stages now dominate and such a difference can fall to 1e-7,
+below the resolution: those plans tie. `optimize(resolution=...)` widens it, e.g. to
+the error one trusts the estimates to.
 """
 
 from __future__ import annotations
