@@ -261,3 +261,38 @@ def test_a_copied_first_record_does_not_fetch_the_fields_every_case_overwrites(s
     fetched = [line.split("first(named_struct(")[1].split(")")[0] for line in first]
     assert fetched and all("note" in arg and "v#" not in arg for arg in fetched), fetched
     _native_and_same(spark, flow, flow.root.label)
+
+
+def same_label(r):
+    if r["label"] == r["code"]:  # a str and an int: equal only when both are None
+        yield r
+
+
+def price_is_ratio(r):
+    if r["ratio"] == r["price"]:  # a float and a Decimal: Python compares them exactly
+        yield r
+
+
+def test_values_of_unrelated_types_are_equal_only_when_both_are_none(spark):
+    """`"1" == 1` is False, but `None == None` is True whatever the fields' types; the
+    native form once said FALSE for every record (found by the native differential suite)."""
+    frame = spark.createDataFrame([(0, None, None), (1, "1", 1), (2, None, 1), (3, "a", None)],
+                                  "id long, label string, code long")
+    flow = uf.source("t", dataframe=frame).map(same_label)
+    _native_and_same(spark, flow, flow.root.label)
+    assert [r["id"] for r in flow.collect(spark=spark)] == [0]
+
+
+def test_a_float_compared_with_a_decimal_stays_python(spark):
+    """`1.5 == Decimal("1.50")` is True and `0.1 == Decimal("0.10")` False in Python (exact),
+    while Spark compares through a double (both True); the native form once said FALSE."""
+    frame = spark.createDataFrame([(0, 1.5, Decimal("1.50")), (1, 0.1, Decimal("0.10")), (2, None, None)],
+                                  "id long, ratio double, price decimal(10,2)")
+    with pytest.raises(NotNative, match="float and a Decimal"):
+        NativeLowering(frame.schema, "price_is_ratio (t.py:1)").lower(Cmp("==", Field("ratio"), Field("price")))
+    flow = uf.source("t", dataframe=frame).map(price_is_ratio)
+    lowering = Lowering(spark)
+    lowering.lower(flow.root)
+    assert flow.root.label not in lowering.native_labels
+    assert "float and a Decimal" in lowering.python_reasons[flow.root.label]
+    assert sorted(r["id"] for r in flow.collect(spark=spark)) == [0, 2]

@@ -299,7 +299,8 @@ class NativeLowering:
             other = right if left.family == "none" else left
             value = f"({other.sql} IS NULL)" if other.family != "none" else "TRUE"
         elif _equal_group(left.family, right.family) is None:
-            value = "FALSE"  # 1 == "1", date == 1: unrelated values are never equal
+            # 1 == "1", date == 1: unrelated values are never equal, but None == None is True
+            value = f"({left.sql} IS NULL AND {right.sql} IS NULL)" if left.nullable and right.nullable else "FALSE"
         else:
             value = f"({left.sql} <=> {right.sql})"
             if "float" in (left.family, right.family):  # NaN == NaN is False in Python
@@ -432,8 +433,10 @@ def _ordered_group(a: str, b: str) -> Optional[str]:
 def _equal_group(a: str, b: str) -> Optional[str]:
     if "bool" in (a, b) and a != b:
         raise NotNative("== between a bool and a number")
+    if {a, b} == {"float", "decimal"}:  # 1.5 == Decimal("1.50"): Python compares exactly, Spark through a double
+        raise NotNative("== between a float and a Decimal")
     if {a, b} <= {"int", "float", "decimal"}:
-        return None if {a, b} == {"float", "decimal"} else "number"
+        return "number"
     return a if a == b else None
 
 
