@@ -318,7 +318,7 @@ def main(argv=None) -> int:
              "ratios": {"optimized/hand": o.ratio("optimized", "hand"), "optimized/sql": o.ratio("optimized", "sql"),
                         "python/optimized": o.ratio("python", "optimized"),
                         "written/optimized": o.ratio("written", "optimized")},
-             "paired": {f"{a}/{b}": o.paired(a, b) for a, b in PAIRS if o.paired(a, b)},
+             "paired": {f"{a}/{b}": found for a, b in PAIRS if (found := o.paired(a, b))},
              "native": o.native, "udf_operators": o.udf_operators, "python_reasons": o.python_reasons,
              "rewrites": o.rewrites, "plans": o.plans, "errors": o.errors, "mismatches": o.mismatches}
             for o in outcomes

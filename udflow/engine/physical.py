@@ -86,12 +86,22 @@ class Grouping:
 
 def shuffle(est: Estimate) -> float:
     """Repartitioning an input on a key."""
-    return STAGE + est.rows * SHUFFLE_ROW + est.bytes * SHUFFLE_BYTE
+    return shuffled(est.rows, est.width)
+
+
+def shuffled(records: float, width: float) -> float:
+    """Repartitioning `records` of `width` bytes: one stage."""
+    return STAGE + records * SHUFFLE_ROW + records * width * SHUFFLE_BYTE
 
 
 def broadcast(est: Estimate) -> float:
     """Sending an input whole to every worker (a broadcast join's build side)."""
-    return STAGE + (est.rows * BROADCAST_ROW + est.bytes * BROADCAST_BYTE) * WORKERS
+    return broadcasted(est.rows, est.width)
+
+
+def broadcasted(records: float, width: float) -> float:
+    """Sending `records` of `width` bytes to every worker: one stage."""
+    return STAGE + (records * BROADCAST_ROW + records * width * BROADCAST_BYTE) * WORKERS
 
 
 def splits(est: Estimate) -> float:
@@ -115,7 +125,7 @@ def grouping(kind: str, key: tuple, child: Estimate, groups: float, width: float
         return Grouping(0.0, 0.0, 0.0, on_key)
     if kind == "aggregate":
         records = min(child.rows, groups * splits(child))
-        return Grouping(STAGE + records * (SHUFFLE_ROW + width * SHUFFLE_BYTE), records * width, 0.0, on_key)
+        return Grouping(shuffled(records, width), records * width, 0.0, on_key)
     if kind == "group filter":
         return _kept_groups(key, child, groups * share, share, on_key)
     return Grouping(shuffle(child), child.bytes, 0.0, on_key)
@@ -127,9 +137,9 @@ def _kept_groups(key: tuple, child: Estimate, kept: float, share: float, on_key:
     again for the semi join: the input's own cost is charged a second time."""
     key_width = child.width * min(1.0, len(key) / max(child.fields, 1.0))
     keys = min(child.rows * share, kept * splits(child))
-    cost = child.cost + STAGE + keys * (SHUFFLE_ROW + key_width * SHUFFLE_BYTE)
+    cost = child.cost + shuffled(keys, key_width)
     if kept * key_width <= MAX_BROADCAST_BYTES:
         sent = kept * key_width * WORKERS
-        cost += broadcast(Estimate(kept, key_width, 0.0, 0.0, 0.0, 0.0))
+        cost += broadcasted(kept, key_width)
         return Grouping(cost, keys * key_width, sent, child.partitioning, "broadcast_kept")
     return Grouping(cost + shuffle(child), keys * key_width + child.bytes, 0.0, on_key)
