@@ -142,8 +142,12 @@ def optimize(
         reason += f"; the budget of {clock.budget_s:g} s ran out while {clock.ran_out}: the best plan found so far"
 
     def why_not(a: str, b: str):
-        with RuleBook(root, properties=properties) as book:
+        # the search's book: its facts, derivations and refusals are the ones to explain, and a
+        # book per question would derive them again (seconds per pair on a large flow)
+        try:
             return book.why_not(a, b)
+        finally:
+            book.close()  # verdicts stay cached; the memos of the moves tried need not
 
     return Optimized(
         original=original,
