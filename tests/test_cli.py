@@ -18,6 +18,8 @@ from html import escape
 
 import pytest
 
+from tests.cli_runner import in_process, udflow
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BATCH = "tests/pipelines"
 UDFLOW = pathlib.Path(sys.executable).parent / "udflow"
@@ -37,12 +39,6 @@ def _udflow_source() -> str:
     for f in sorted((ROOT / "udflow").rglob("*.py")):
         digest.update(f.read_bytes())
     return digest.hexdigest()
-
-
-def udflow(*args: str, cwd=ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
-    """`python -m udflow ARGS` in the repository, as a user would run it."""
-    return subprocess.run([sys.executable, "-m", "udflow", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -218,10 +214,10 @@ def test_verify_accepts_every_certificate_of_the_batch(batch):
     assert "3 pipeline(s) not verifiable" in done.stdout
 
 
-def test_verify_with_samples_from_the_pipeline_files(batch):
+def test_verify_with_samples_from_the_pipeline_files(batch, spark):
     _, _, paths, _ = batch
     files = [f"{BATCH}/gen_joins.py", f"{BATCH}/gen_reduce.py"]
-    done = udflow("verify", *files, "--sample", "60", "--jobs", "2", "--cache-dir", str(paths["cache"]))
+    done = in_process(spark, "verify", *files, "--sample", "60", "--jobs", "2", "--cache-dir", str(paths["cache"]))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "equal on 60 sampled records per source" in done.stdout
 
@@ -329,7 +325,7 @@ def test_explain_svg_needs_graphviz(tmp_path):
 # ---------------------------------------------------------------------------
 
 
-def test_run_writes_parquet_equal_to_the_reference_result(batch, tmp_path):
+def test_run_writes_parquet_equal_to_the_reference_result(batch, tmp_path, spark):
     import pyarrow.parquet as pq
 
     from tests.pipelines.gen_joins import reduce_above_join
@@ -337,8 +333,8 @@ def test_run_writes_parquet_equal_to_the_reference_result(batch, tmp_path):
 
     _, _, paths, _ = batch
     out = tmp_path / "out"
-    done = udflow("run", f"{BATCH}/gen_joins.py::reduce_above_join", "--master", "local[2]",
-                  "--output", str(out), "--cache-dir", str(paths["cache"]))
+    done = in_process(spark, "run", f"{BATCH}/gen_joins.py::reduce_above_join", "--master", "local[2]",
+                      "--output", str(out), "--cache-dir", str(paths["cache"]))
     assert done.returncode == 0, done.stdout + done.stderr
     assert (out / "_SUCCESS").exists()  # Spark's committer finished the job
     written = pq.read_table(str(out)).to_pylist()
@@ -528,15 +524,15 @@ flow = uf.source("t", rows=[{{"k": i, "v": i * 2}} for i in range(10)]).apply(KE
 '''
 
 
-def test_verify_compares_the_plan_as_written_on_both_engines(tmp_path):
+def test_verify_compares_the_plan_as_written_on_both_engines(tmp_path, spark):
     """A planted disagreement (a Spark lowering that drops the record k == 0, which the
     reference semantics keeps) is rejected; the same pipeline with an honest lowering passes.
     Original and chosen plan agree on the reference interpreter in both: only running the plan
     as written on both engines sees it."""
     (tmp_path / "planted.py").write_text(PLANTED.format(lowering='.where("k > 0")'))
     (tmp_path / "honest.py").write_text(PLANTED.format(lowering=""))
-    done = udflow("verify", "planted.py", "honest.py", "--sample", "50", "--jobs", "1", "--no-cache",
-                  cwd=tmp_path)
+    done = in_process(spark, "verify", "planted.py", "honest.py", "--sample", "50", "--jobs", "1", "--no-cache",
+                      cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     (rejected,) = [line for line in done.stdout.splitlines() if line.startswith("REJECTED")]
     assert rejected.startswith("REJECTED planted.py::flow: ")

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import random
 import statistics
-import subprocess
-import sys
 
 import pytest
 
 import udflow as uf
 from examples import clickstream, documents, ratings, taxi, tpch_q7, tpch_q15
+from tests.cli_runner import in_process
 from udflow.engine.analyzed import on_reference, operator_rows, q_error
 from udflow.engine.statistics import DEFAULT_SAMPLE_SIZE
 
@@ -179,12 +178,9 @@ def test_explain_analyze_on_spark_shows_every_operators_actual_rows(tpch_dir, sp
     assert text.count("q-error of operator rows: median") == 2
 
 
-def test_udflow_explain_analyze_on_the_command_line(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "udflow", "explain", "tests/pipelines/gen_joins.py::reduce_above_join",
-         "--analyze", "--master", "local[2]", "--cache-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=600,
-    )
+def test_udflow_explain_analyze_on_the_command_line(tmp_path, spark):
+    done = in_process(spark, "explain", "tests/pipelines/gen_joins.py::reduce_above_join",
+                      "--analyze", "--master", "local[2]", "--cache-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "Analyzed on Spark" in done.stdout
     assert "q-error of operator rows: median" in done.stdout

@@ -166,11 +166,10 @@ def test_native_terms_agree_with_python(table, batch):
 
     from udflow.spark_backend.native import NativeLowering, NotNative
 
-    lowering = NativeLowering(table.schema, "test_term (test.py:1)")
     columns, outcomes = {}, {}
     for k, term in enumerate(batch):
-        try:
-            columns[k] = F.expr(lowering.lower(term).sql)
+        try:  # each term's errors name it: a guard that fires in a job of many says whose it is
+            columns[k] = F.expr(NativeLowering(table.schema, where(k)).lower(term).sql)
         except NotNative:
             STATS["not native"] += 1
             continue
@@ -185,35 +184,33 @@ def test_native_terms_agree_with_python(table, batch):
     raising = [(k, i) for k in columns for i, o in outcomes[k].items() if o[0] == "raises"]
     for k, i in raising[:: max(1, len(raising) // 20)][:20]:
         message = native_error(table, columns[k], i)
-        assert message.startswith("test_term (test.py:1) raised"), (str(batch[k]), RECORDS[i], message[:300])
+        assert message.startswith(f"{where(k)} raised"), (str(batch[k]), RECORDS[i], message[:300])
         STATS["errors compared"] += 1
 
 
+def where(k: int) -> str:
+    """The place the errors of term k name, as a user's function and line."""
+    return f"term_{k} (test.py:{k + 1})"
+
+
 def values_apart_from_guards(table, columns: dict, fine: dict, batch) -> dict:
-    """The values of `columns` in one Spark job; where a documented guard fires (Python raises
-    for some record), halve the columns until each guard is a column of its own, and drop it
-    from `columns`: a few jobs per guard rather than one per column."""
+    """The values of `columns` in one Spark job; where a documented guard fires (Python gives
+    a value where the native form raises), the error names the term (`where`), which is
+    dropped from `columns`, and the job runs again: one job per guard."""
     from udflow import UdfRuntimeError
     from udflow.spark_backend.udf import translated
 
-    try:
-        with translated():
-            return native_values(table, columns, fine)
-    except UdfRuntimeError as exc:
-        if len(columns) == 1:
-            (k,) = columns
+    while True:
+        try:
+            with translated():
+                return native_values(table, columns, fine)
+        except UdfRuntimeError as exc:
+            named = [k for k in columns if str(exc).startswith(f"{where(k)} raised")]
+            assert named, str(exc)[:300]
+            (k,) = named
             assert any(g in str(exc) for g in ALLOWED_GUARDS), (str(batch[k]), str(exc)[:300])
             STATS["documented guard"] += 1
             del columns[k]
-            return {}
-    got = {}
-    keys = list(columns)
-    for half in (keys[: len(keys) // 2], keys[len(keys) // 2:]):
-        part = {k: columns[k] for k in half}
-        got.update(values_apart_from_guards(table, part, fine, batch))
-        for k in set(half) - set(part):
-            del columns[k]
-    return got
 
 
 def teardown_module(module):
