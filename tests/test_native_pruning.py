@@ -130,3 +130,19 @@ def test_q15_on_its_select_list_hash_aggregates_and_reads_four_lineitem_columns(
         "l_discount", "l_extendedprice", "l_shipdate", "l_suppkey"]
     full = flow.to_spark(spark)._jdf.queryExecution().executedPlan().toString()
     assert "l_comment" in full  # the whole record, when it is asked for
+
+
+@pytest.mark.parametrize("column", [
+    "CASE WHEN id = 2 THEN raise_error('boom') ELSE id END",  # nullable: read through isnull
+    "coalesce(CASE WHEN id = 2 THEN raise_error('boom') ELSE id END, 0)",  # never null: hashed
+], ids=["nullable", "never-null"])
+def test_always_computed_keeps_a_raising_column_nothing_reads(spark, column):
+    from pyspark.errors import PySparkException
+
+    from udflow.spark_backend.native_ops import always_computed
+
+    df = spark.range(4).selectExpr("id", f"{column} AS x")
+    assert df.select("id").count() == 4  # without it, Catalyst drops x and nothing raises
+    with pytest.raises(PySparkException, match="boom"):
+        always_computed(df, ["x"]).select("id").collect()
+    assert always_computed(df.where("id != 2"), ["x"]).select("id").count() == 3

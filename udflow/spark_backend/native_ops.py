@@ -68,12 +68,20 @@ def always_computed(df: DataFrame, columns: list) -> DataFrame:
     Catalyst drops a column no operator above reads, and with it the `raise_error` (or the
     Python UDF call) that computes it; Python, calling the function record by record,
     raises whether or not anything reads what it returned. A filter that reads the columns
-    keeps them: always true, never simplified away (no rule folds `hash(...) & 0`), and
-    nondeterministic (`spark_partition_id()`), so that Catalyst neither moves it nor merges
-    it with another filter."""
+    keeps them: always true, never simplified away, and nondeterministic
+    (`spark_partition_id()`), so that Catalyst neither moves it nor merges it with another
+    filter. It reads a nullable column through `isnull` (a raising column is nullable: its
+    `raise_error` branch is), which costs nothing per row, and a column Spark proves never
+    null through `hash(...) & 0` (no rule folds it), since `isnull` of it folds to FALSE;
+    hashing is what a wide Decimal would make expensive."""
     if not columns:
         return df
-    return df.where(f"(hash({', '.join(map(ident, columns))}) & 0) + spark_partition_id() >= 0")
+    nullable = {f.name: f.nullable for f in df.schema.fields}
+    reads = [f"CAST(isnull({ident(c)}) AS INT)" for c in columns if nullable[c]]
+    hashed = [ident(c) for c in columns if not nullable[c]]
+    if hashed:
+        reads.append(f"(hash({', '.join(hashed)}) & 0)")
+    return df.where(f"{' + '.join(reads)} + spark_partition_id() >= 0")
 
 
 def _reached(model: RecordModel) -> list:
