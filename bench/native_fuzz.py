@@ -8,8 +8,8 @@ terms (the same ones until its source changes); this draws new ones from `--seed
 the same terms, table and assertions: every term `NativeLowering` accepts returns on every
 row what Python returns, or raises where Python raises, or fires a documented guard. Prints
 progress and the counts; exits 1 at the first difference, whose assertion names the term
-and the row (the batch is not shrunk: each step would be Spark jobs). Not timed: a correctness run kept out of the suite for its length
-(10-25 s a batch on 2 cores).
+and the row (the batch is not shrunk: each step would be Spark jobs). Not timed: a
+correctness run kept out of the suite for its length (10-25 s a batch on 2 cores).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     failed = None
     try:
         one_batch()
-    except AssertionError as exc:  # Hypothesis re-raises the shrunk example's failure
+    except AssertionError as exc:  # Hypothesis re-raises the failing batch's assertion
         failed = str(exc)[:4000]
     summary = {"seed": args.seed, "batches": args.batches, "counts": dict(differential.STATS),
                "seconds": round(time.perf_counter() - started, 1), "failure": failed}

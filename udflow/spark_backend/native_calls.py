@@ -82,10 +82,9 @@ def power_of_ten(exponent: int, scale: int) -> str:
 def _true_div(low, left, right):
     value = f"({cast(left.sql, 'DOUBLE')} / {cast(right.sql, 'DOUBLE')})"
     if left.family == right.family == "int":  # exactly rounded only while both are exact doubles
-        # not abs(x) > 2**53: abs(-2**63) overflows (Spark's own error under ANSI mode)
-        big = " OR ".join(f"({x.sql} > {literal(EXACT_DOUBLE)} OR {x.sql} < {literal(-EXACT_DOUBLE)})"
-                          for x in (left, right))
-        big = f"({big})"
+        # both bounds, not abs(x) > 2**53: abs(-2**63) overflows (Spark's own error under ANSI mode)
+        big = "(" + " OR ".join(f"{x.sql} > {literal(EXACT_DOUBLE)} OR {x.sql} < {literal(-EXACT_DOUBLE)}"
+                                for x in (left, right)) + ")"
         return value, [(big, low.error("int / int beyond 2**53 has no exactly rounded native form", left, right))], None
     return value, [], None
 
