@@ -50,8 +50,8 @@ def main(argv=None) -> int:
     failed = None
     try:
         one_batch()
-    except AssertionError as exc:  # Hypothesis re-raises the failing batch's assertion
-        failed = str(exc)[:4000]
+    except Exception as exc:  # the failing batch's assertion, or a raw Spark error (a difference too)
+        failed = f"{type(exc).__name__}: {exc}"[:4000]
     summary = {"seed": args.seed, "batches": args.batches, "counts": dict(differential.STATS),
                "seconds": round(time.perf_counter() - started, 1), "failure": failed}
     print(json.dumps(summary, indent=1))

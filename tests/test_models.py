@@ -100,6 +100,21 @@ def test_enough_functions_get_a_model():
     assert len(modelled) >= 15, modelled
 
 
+def test_a_return_is_one_case():
+    """`return {...}` was once recorded twice (as a return and as an emit): a second,
+    unreachable case that doubled every written field's SQL."""
+    def with_minutes(r):
+        return {**r, "minutes": (r["dropoff"] - r["pickup"]) / 60}
+
+    def either(r):
+        if r["a"] > 0:
+            return {**r, "s": 1}
+        return {**r, "s": -1}
+
+    assert len(uf.analyze(with_minutes, {"dropoff", "pickup"}, kind="map").model.cases) == 1
+    assert len(uf.analyze(either, {"a"}, kind="map").model.cases) == 2
+
+
 def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     from examples import tpch_q7
     from udflow.flow import properties_of

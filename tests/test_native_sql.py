@@ -319,3 +319,50 @@ def test_true_division_by_the_smallest_long_raises_no_spark_overflow(spark):
         assert [r["q"] for r in small.collect(spark=spark)] == [-3 / 7]
     finally:
         spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+def with_speed(r):
+    minutes = (r["off"] - r["on"]) / 60
+    return {**r, "minutes": minutes, "mph": r["miles"] / (minutes / 60), "fare_per_mile": r["fare"] / r["miles"]}
+
+
+def one_and_one_point_oh(r):
+    return {**r, "n": r["off"] + 1, "f": (r["off"] + 1.0) * 2}
+
+
+def _plan(flow) -> str:
+    return flow.to_spark()._jdf.queryExecution().analyzed().toString()  # before Catalyst rewrites it
+
+
+def test_a_field_a_later_field_reuses_is_computed_once_with_the_same_values_and_errors(spark):
+    """`minutes` is inlined into `mph` by the model; the native form computes it once, in a
+    projection below, and `mph` reads it there (taxi's `with_measures`). The values are
+    Python's, and a row where the later field divides by zero still raises."""
+    rows = [{"on": 0, "off": 600, "miles": 2.5, "fare": 9.0}, {"on": 60, "off": 3660, "miles": 30.0, "fare": 70.0}]
+    flow = uf.source("t", rows=rows).map(with_speed)
+    _native_and_same(spark, flow, flow.root.label)
+    upper = next(line for line in _plan(flow).splitlines() if " AS mph#" in line)
+    assert "__udflow_let0" in upper and "try_subtract(" not in upper
+    stopped = uf.source("t", rows=rows + [{"on": 5, "off": 5, "miles": 1.0, "fare": 3.0}]).map(with_speed)
+    assert _outcome(stopped, spark, True) == _outcome(stopped, spark, False) == ("raises", "ZeroDivisionError")
+
+
+def test_a_shared_term_is_matched_with_the_types_of_its_constants(spark):
+    """As dataclasses, Lit(1) == Lit(1.0): `off + 1.0` must not read the column of `off + 1`."""
+    flow = uf.source("t", rows=[{"off": 3}, {"off": -7}]).map(one_and_one_point_oh)
+    _native_and_same(spark, flow, flow.root.label)
+    assert {type(r["f"]) for r in flow.collect(spark=spark)} == {float}
+
+
+def int_and_float_sums(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "i": sum(r["v"] * 1 for r in rows), "f": sum(r["v"] * 1.0 for r in rows)}
+
+
+def test_aggregates_differing_only_in_a_constants_type_stay_apart(spark):
+    """`sum(v * 1)` is an int, `sum(v * 1.0)` a float (and rounds past 2**53): one aggregate
+    column for both, as once when Lit(1) == Lit(1.0), gives one of them the other's type."""
+    rows = [{"k": 1, "v": 2**53}, {"k": 1, "v": 1}, {"k": 1, "v": 1}, {"k": 2, "v": -4}]
+    flow = uf.source("t", rows=rows).reduce("k", int_and_float_sums)
+    _native_and_same(spark, flow, flow.root.label)
+    assert {(type(r["i"]), type(r["f"])) for r in flow.collect(spark=spark)} == {(int, float)}

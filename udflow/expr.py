@@ -94,15 +94,27 @@ class Field(Expr):
         return f"r[{self.name!r}]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Lit(Expr):
-    """A constant of LITERAL_TYPES (a closure's immutable value folded in)."""
+    """A constant of LITERAL_TYPES (a closure's immutable value folded in). Two are equal
+    when they are the same constant of the same type: Python has 1 == True == 1.0 and
+    0.0 == -0.0, but `x * 1` and `x * 1.0` compute different things, and a term equal to
+    another is computed once (a shared aggregate, a shared field)."""
 
     value: Any
 
     def __post_init__(self):
         if not isinstance(self.value, LITERAL_TYPES):
             raise TypeError(f"not a literal: {self.value!r}")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Lit) and self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
+    def _identity(self) -> tuple:
+        return type(self.value), repr(self.value)
 
     def __str__(self) -> str:
         return repr(self.value)

@@ -302,11 +302,9 @@ class Statements:
             if records:
                 an.model.block("returns a record or None from one expression", node.lineno)
             an.model.case(list(self.guards), RAISES, node.lineno)
-        elif len(records) == 1:
-            an.model.emit(an.heap, records[0], list(self.guards), node.lineno)
-        elif records:
+        elif len(records) > 1:
             an.model.block("returns one of several dicts from one expression", node.lineno)
-        if records:
+        if records:  # the record's model case too
             self.emit(Val(frozenset(records), v.deps), node)
         if may_none or self.pc:
             for d in v.deps | self.pc:

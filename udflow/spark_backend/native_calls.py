@@ -8,6 +8,8 @@ Spark part ways and what is done about it.
 
 from __future__ import annotations
 
+import re
+
 from udflow.spark_backend import sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -24,6 +26,7 @@ from udflow.spark_backend.sql import call, cast, literal
 # over exactly Python's characters, written as \uXXXX escapes
 PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace())
 STRIP_PATTERN = f"^[{PY_WHITESPACE}]+|[{PY_WHITESPACE}]+$"
+_INT_LITERAL = re.compile(r"CAST\((-?\d+) AS BIGINT\)")  # what sql.literal makes of an int
 
 
 # -- arithmetic -------------------------------------------------------------------------------
@@ -34,7 +37,7 @@ def _int_op(name: str, op: str):
     def make(low, left, right):
         tried = call(name, left.sql, right.sql)  # null on overflow, in either ANSI mode
         overflow = (f"({tried} IS NULL)", low.error("int overflow past 64 bits", left, right))
-        return f"({left.sql} {op} {right.sql})", [overflow], None
+        return tried, [overflow], None  # `guarded` makes it coalesce(tried, raise): one copy
     return make
 
 
@@ -83,10 +86,18 @@ def _true_div(low, left, right):
     value = f"({cast(left.sql, 'DOUBLE')} / {cast(right.sql, 'DOUBLE')})"
     if left.family == right.family == "int":  # exactly rounded only while both are exact doubles
         # both bounds, not abs(x) > 2**53: abs(-2**63) overflows (Spark's own error under ANSI mode)
-        big = "(" + " OR ".join(f"{x.sql} > {literal(EXACT_DOUBLE)} OR {x.sql} < {literal(-EXACT_DOUBLE)}"
-                                for x in (left, right)) + ")"
-        return value, [(big, low.error("int / int beyond 2**53 has no exactly rounded native form", left, right))], None
+        outside = [f"NOT ({x.sql} BETWEEN {literal(-EXACT_DOUBLE)} AND {literal(EXACT_DOUBLE)})"
+                   for x in (left, right) if not _small_literal(x)]
+        if outside:
+            message = "int / int beyond 2**53 has no exactly rounded native form"
+            return value, [(sql.conjunction("OR", outside), low.error(message, left, right))], None
     return value, [], None
+
+
+def _small_literal(x: Typed) -> bool:
+    """An int constant within 2**53 (`x / 60`): no bound to test at run time."""
+    constant = _INT_LITERAL.fullmatch(x.sql)
+    return constant is not None and abs(int(constant[1])) <= EXACT_DOUBLE
 
 
 def python_mod(a: str, n: str) -> str:

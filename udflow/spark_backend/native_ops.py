@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 
-from udflow.analysis.model import RAISES, Emit, ExplodeModel, FilterModel, RecordModel, fields_read
+from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, fields_read
+from udflow.expr import Field, Lit, transform
 from udflow.spark_backend import nullness
 from udflow.spark_backend.native import NativeLowering, NotNative
+from udflow.spark_backend.native_types import decimal_of, family_of
 from udflow.spark_backend.native_calls import PY_WHITESPACE
 from udflow.spark_backend.sql import call, case, ident, literal
 
 CASE = "__udflow_case"
+LET = "__udflow_let"  # a hidden column holding a field's term that a later field reuses
 ELEM = "__udflow_elem"
 
 
@@ -42,24 +45,84 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     if len(shape) > 1:
         raise NotNative("its cases emit records of different fields")
     reached = _reached(model)
-    kept = df.filter(_keep(lowering, model, reached))
+    keep = _keep(lowering, model, reached)
+    kept = df if keep == "TRUE" else df.filter(keep)
     proven = [reached[k] | nullness.when_true(c.guard) for k, c in emitting]
     known = lowering.nonnull | (frozenset.intersection(*proven) if proven else frozenset())
     if not emitting:
         return kept, known
     names, copies = next(iter(shape))
+    frame, typed, raising = _written(kept, lowering, model, emitting, reached, names)
+    values = {name: text for name, (text, _) in typed.items()}
+    written_nonnull = frozenset(n for n, (_, nullable) in typed.items() if not nullable)
+    known = (known - set(names) if copies else frozenset()) | written_nonnull
+    if not values:
+        return kept, known
+    return always_computed(frame.selectExpr(*_select_list(df.columns, values, copies)), raising), known
+
+
+def _written(kept: DataFrame, lowering: NativeLowering, model: RecordModel, emitting, reached: list, names):
+    """The frame the written fields are selected from, each field's (SQL, nullable), and the
+    fields that may raise."""
+    if len(model.cases) == 1:
+        shared = _shared_below(kept, lowering, model.cases[0], names)
+        if shared is not None:
+            return shared
     typed, raising = {}, []
     for name in names:
         before = lowering.guards_made
         typed[name] = _field_value(lowering, model, emitting, reached, name)
         if lowering.guards_made > before:
             raising.append(name)
-    values = {name: text for name, (text, _) in typed.items()}
-    written_nonnull = frozenset(n for n, (_, nullable) in typed.items() if not nullable)
-    known = (known - set(names) if copies else frozenset()) | written_nonnull
-    if not values:
-        return kept, known
-    return always_computed(kept.selectExpr(*_select_list(df.columns, values, copies)), raising), known
+    return kept, typed, raising
+
+
+def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
+    """With one case (every kept row gets every field, in order), the fields up to the last
+    one whose term recurs in a later field are computed in a projection below, as hidden
+    columns, and the later fields read them there instead of repeating the term:
+
+        {**r, "m": (r["b"] - r["a"]) / 60,        .selectExpr("*", "<m> AS __udflow_let0")
+              "mph": r["d"] / (m / 60)}           .selectExpr(..., "__udflow_let0 AS m",
+                                                               "d / (__udflow_let0 / 60) AS mph")
+
+    The same values and errors: each term is deterministic and computed on the same rows,
+    in the same order of fields, but written, analysed and run once (Catalyst does not
+    share a raising term itself: it is nondeterministic, `NativeLowering.error`). None
+    where no field recurs."""
+    terms = dict(only.emit.fields)
+    later_parts = [set(terms[name].walk()) for name in names]
+    reused = [k for k, name in enumerate(names) if not isinstance(terms[name], (Field, Lit))
+              and any(terms[name] in parts for parts in later_parts[k + 1:])]
+    if not reused:
+        return None
+    below, above = names[: reused[-1] + 1], names[reused[-1] + 1:]
+    hidden = {name: f"{LET}{k}" for k, name in enumerate(below)}
+    lowering.line = only.line
+    with lowering.assuming(nullness.when_true(only.guard)):
+        lowered = {name: lowering.lower_raising(terms[name]) for name in below}
+    frame = kept.selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
+    upper = NativeLowering(frame.schema, lowering.where,
+                           lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
+                           checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned)
+    if any(_spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
+        return None  # read back, the column would be another Python type: keep the terms whole
+    typed = {n: (ident(hidden[n]), t.nullable) for n, (t, _) in lowered.items()}
+    raising = [n for n, (_, raises) in lowered.items() if raises]
+    reads = {terms[n]: Field(hidden[n]) for n in below if not isinstance(terms[n], (Field, Lit))}
+    upper.line = only.line
+    with upper.assuming(nullness.when_true(only.guard)):
+        for name in above:
+            t, raises = upper.lower_raising(transform(terms[name], lambda x: reads.get(x, x)))
+            typed[name] = (t.sql, t.nullable)
+            if raises:
+                raising.append(name)
+    return frame, typed, raising
+
+
+def _spark_type(lowering: NativeLowering, column: str) -> tuple:
+    data_type = lowering.fields[column].dataType
+    return family_of(data_type), decimal_of(data_type)
 
 
 def always_computed(df: DataFrame, columns: list) -> DataFrame:
