@@ -56,7 +56,6 @@ def tpch_queries(spark, tpch: str) -> dict:
     for name, module in (("q7", tpch_q7), ("q15", tpch_q15)):
         flow = module.build_flow(tpch)
         expected = reference.run(flow.root)  # a reordered plan must give the bag of the plan as written
-        out[f"{name}_written"] = compare(flow, spark, expected)
         opt = uf.optimize(flow)
         # the chosen plan; where the plan as written is chosen (a tie keeps it), the cheapest
         # reordered one, so that a reordered plan runs on the cluster either way

@@ -52,14 +52,17 @@ def _decimal_frame(spark, pairs, precision, scale):
 
 def test_a_decimal_product_at_28_digits_is_exact_and_past_them_raises(spark):
     """Python rounds a result whose coefficient needs more than 28 digits; the native form
-    raises there, and returns the exact value below: |x| >= 10**(28 - scale) is the line."""
+    raises there, and returns the exact value below: |x| >= 10**(28 - scale) is the line.
+    Past the guard the value fits 28 digits, and its type says so: decimal(28, 4), not
+    Spark's decimal(38, 4) (a sum over it then needs no bound on each value)."""
     below = (Decimal("999999999999.99"), Decimal("1000000000000.00"))  # coefficient 10**28 - 10**14
     at = (Decimal("1000000000000.00"), Decimal("1000000000000.00"))  # 10**28, 29 digits: Python rounds
     df = _decimal_frame(spark, [below], 30, 2)
     lowering = NativeLowering(df.schema, "product (t.py:1)", nonnull=frozenset({"a", "b"}))
     term = lowering.lower(Arith("*", Field("a"), Field("b")))
-    got = df.selectExpr(f"{term.sql} AS x").collect()[0]["x"]
-    assert got == below[0] * below[1] and term.decimal == (38, 4)
+    got = df.selectExpr(f"{term.sql} AS x")
+    assert got.collect()[0]["x"] == below[0] * below[1] and term.decimal == (28, 4)
+    assert got.schema["x"].dataType.simpleString() == "decimal(28,4)"
     with pytest.raises(UdfRuntimeError, match="more than 28 digits"):
         from udflow.spark_backend.udf import translated
 
@@ -366,3 +369,25 @@ def test_aggregates_differing_only_in_a_constants_type_stay_apart(spark):
     flow = uf.source("t", rows=rows).reduce("k", int_and_float_sums)
     _native_and_same(spark, flow, flow.root.label)
     assert {(type(r["i"]), type(r["f"])) for r in flow.collect(spark=spark)} == {(int, float)}
+
+
+def decimal_total(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "total": sum(r["v"] for r in rows)}
+
+
+def test_a_decimal_sum_raises_only_where_its_total_passes_28_digits(spark):
+    """Values of at most 28 digits can always be ordered so that no running total is larger
+    than the largest value or the sum (a negative while the total is not negative, a positive
+    while it is): the exact sum is what Python's sum gives in that order whenever the sum
+    itself fits. So a group of large values that cancel is native and exact (once it raised:
+    the bound was the sum of |x|), and one whose sum passes 28 digits raises (Python rounds)."""
+    big = Decimal("900000000000000000000000.0000")  # 9 * 10**23 at scale 4: 28 digits
+    frame = spark.createDataFrame([(1, big), (1, -big), (1, big), (1, -big), (2, Decimal("1.5"))],
+                                  "k long, v decimal(28,4)")
+    flow = uf.source("t", dataframe=frame).reduce("k", decimal_total)
+    _native_and_same(spark, flow, flow.root.label)
+    assert {r["k"]: r["total"] for r in flow.collect(spark=spark)} == {1: 0, 2: Decimal("1.5")}
+    over = uf.source("t", dataframe=frame.where("v > 0")).reduce("k", decimal_total)
+    with pytest.raises(UdfRuntimeError, match="Decimal sum past 28 digits"):
+        over.collect(spark=spark)

@@ -213,12 +213,20 @@ def _ones(agg: Agg, x: Typed):
 
 
 def _decimal_sum(x: Typed, kept: str, alias: str, nulls: tuple, null_check: tuple) -> Aggregated:
-    """Exact while every running total fits Python's 28 digits: bounded by the sum of |x|.
-    Spark sums decimal(p, s) as decimal(p + 10, s) (at most 38 digits): the scale is kept."""
+    """Exact while every running total fits Python's 28 digits. Spark sums decimal(p, s) as
+    decimal(p + 10, s) (at most 38 digits): the scale is kept.
+
+    Python's order of a group's records is unspecified, so the exact sum is Python's when
+    some order keeps every running total within 28 digits. Where every value fits them
+    (p <= 28: a guarded Decimal result has that type, `native_calls._decimal_op`), one does
+    exactly when the sum does: add a negative value while the total is not negative and a
+    positive one while it is, as long as both remain, and the total stays within the largest
+    |x|; then it moves straight to the sum. Otherwise the bound is the sum of |x|."""
     scale = x.decimal[1]
     limit = power_of_ten(DECIMAL_DIGITS - scale, scale)
     values = x.sql if kept == "TRUE" else f"CASE WHEN {kept} THEN {x.sql} END"
-    wide = f"coalesce(sum(abs({values})) >= {limit}, TRUE)"  # null: Spark's own overflow
+    total = f"sum({values})" if x.decimal[0] <= DECIMAL_DIGITS else f"sum(abs({values}))"
+    wide = f"coalesce(abs({total}) >= {limit}, TRUE)"  # null: Spark's own overflow
     return Aggregated(alias, ((alias, f"sum({values})"), (alias + "_wide", wide), *nulls),
                       ((alias + "_wide", "a Decimal sum past 28 digits (Python's context would round it)"),
                        *null_check), True)
