@@ -212,6 +212,8 @@ def test_a_sum_used_only_where_its_list_holds_a_value_is_native(spark):
     flow = uf.source("trips", dataframe=frame).reduce(["k"], tip_average)
     _native_and_same(spark, flow, flow.root.label)
     assert {r["k"]: r["avg_tip"] for r in flow.collect(spark=spark)}[2] is None
+    # `if r["tip"] is not None` proves the summed values present: no count of None among them
+    assert "_none" not in _plan(flow)
 
 
 def test_a_float_sum_over_an_if_used_unguarded_stays_python(spark):

@@ -49,6 +49,7 @@ from pyspark.sql import functions as F
 
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, IfElse, Lit, Tuple, transform
+from udflow.spark_backend import nullness
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
@@ -147,10 +148,14 @@ def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty
     before = rows.guards_made
     cond = rows.predicate(agg.rows.where) if agg.rows.where is not None else None
     elem = agg.rows.elem
-    if isinstance(elem, Tuple):  # each item lowered, left to right as Python builds the tuple
-        x = tuple(rows.lower(item) for item in elem.items)
-    else:
-        x = rows.lower(elem) if elem is not None else None
+    # the element is computed only on records its `if` keeps (`CASE WHEN kept THEN x END`),
+    # so what the condition proves not None there needs no None count (`if r["tip"] is not None`)
+    proven = nullness.when_true(agg.rows.where) if agg.rows.where is not None else frozenset()
+    with rows.assuming(proven):
+        if isinstance(elem, Tuple):  # each item lowered, left to right as Python builds the tuple
+            x = tuple(rows.lower(item) for item in elem.items)
+        else:
+            x = rows.lower(elem) if elem is not None else None
     if rows.guards_made > before and not eager:
         raise NotNative(f"{agg} may raise on a record and Python computes it on some paths only")
     kept = cond if cond is not None else "TRUE"
