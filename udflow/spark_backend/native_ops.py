@@ -4,6 +4,8 @@
     RecordModel(cases)              one CASE picks each row's case (a case that raises
                                     raises there), rows whose case emits no record are
                                     dropped, each written field is a CASE over the cases
+                                    (with one case, a field a later one reuses is computed
+                                    once, below: `_shared_below`)
 
         def shipped(r):             df.withColumn(case, CASE WHEN lo <= d <= hi THEN 0 ELSE -1 END)
             if lo <= r["d"] <= hi:    .where(case >= 0)
@@ -15,6 +17,8 @@ different types, is `NotNative` too: a DataFrame has one schema.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 from pyspark.sql import DataFrame
 
@@ -91,13 +95,13 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     share a raising term itself: it is nondeterministic, `NativeLowering.error`). None
     where no field recurs."""
     terms = dict(only.emit.fields)
-    later_parts = [set(terms[name].walk()) for name in names]
-    reused = [k for k, name in enumerate(names) if not isinstance(terms[name], (Field, Lit))
-              and any(terms[name] in parts for parts in later_parts[k + 1:])]
-    if not reused:
+    last = _last_recurring(terms, names)
+    if last is None:
         return None
-    below, above = names[: reused[-1] + 1], names[reused[-1] + 1:]
+    below, above = names[: last + 1], names[last + 1:]
     hidden = {name: f"{LET}{k}" for k, name in enumerate(below)}
+    if set(hidden.values()) & set(kept.columns):  # a user's column of that name: keep the terms whole
+        return None
     lowering.line = only.line
     with lowering.assuming(nullness.when_true(only.guard)):
         lowered = {name: lowering.lower_raising(terms[name]) for name in below}
@@ -118,6 +122,15 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
             if raises:
                 raising.append(name)
     return frame, typed, raising
+
+
+def _last_recurring(terms: dict, names) -> Optional[int]:
+    """The position of the last field whose term (not a plain field or constant) is part of
+    a later field's term."""
+    parts = [set(terms[name].walk()) for name in names]
+    recurring = [k for k, name in enumerate(names) if not isinstance(terms[name], (Field, Lit))
+                 and any(terms[name] in later for later in parts[k + 1:])]
+    return recurring[-1] if recurring else None
 
 
 def _spark_type(lowering: NativeLowering, column: str) -> tuple:
