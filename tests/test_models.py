@@ -100,6 +100,16 @@ def test_enough_functions_get_a_model():
     assert len(modelled) >= 15, modelled
 
 
+def test_constants_are_equal_terms_only_with_the_same_type_and_text():
+    """`x * 1` and `x * 1.0` (or `* -0.0`) compute different things; equal terms are shared."""
+    from udflow.expr import Arith, Field, Lit
+
+    assert len({Lit(1), Lit(True), Lit(1.0), Lit(Decimal("1")), Lit(Decimal("1.0")), Lit(0.0), Lit(-0.0)}) == 7
+    assert Arith("*", Field("x"), Lit(1)) != Arith("*", Field("x"), Lit(1.0))
+    assert Arith("*", Field("x"), Lit(2)) == Arith("*", Field("x"), Lit(2))
+    assert Lit(float("nan")) == Lit(float("nan"))  # the same computation, though nan != nan
+
+
 def test_a_return_is_one_case():
     """`return {...}` was once recorded twice (as a return and as an emit): a second,
     unreachable case that doubled every written field's SQL."""
