@@ -173,12 +173,8 @@ class NativeLowering:
         return self._record
 
     def guarded(self, guards: list, value: str) -> str:
-        """CASE WHEN guard1 THEN raise1 WHEN ... ELSE value END: the first failing guard raises.
-        A last guard `value IS NULL` (a `try_add` that overflowed) is `coalesce(value, raise)`,
-        the same for a deterministic value, with the value written once."""
+        """CASE WHEN guard1 THEN raise1 WHEN ... ELSE value END: the first failing guard raises."""
         self.guards_made += len(guards)
-        if guards and guards[-1][0] == f"({value} IS NULL)":
-            return case(guards[:-1], f"coalesce({value}, {guards[-1][1]})")
         return case(guards, value)
 
     def none_guard(self, what: str, *operands: Typed) -> list:

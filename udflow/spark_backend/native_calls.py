@@ -8,8 +8,6 @@ Spark part ways and what is done about it.
 
 from __future__ import annotations
 
-import re
-
 from udflow.spark_backend import sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -26,7 +24,6 @@ from udflow.spark_backend.sql import call, cast, literal
 # over exactly Python's characters, written as \uXXXX escapes
 PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace())
 STRIP_PATTERN = f"^[{PY_WHITESPACE}]+|[{PY_WHITESPACE}]+$"
-_INT_LITERAL = re.compile(r"CAST\((-?\d+) AS BIGINT\)")  # what sql.literal makes of an int
 
 
 # -- arithmetic -------------------------------------------------------------------------------
@@ -36,8 +33,8 @@ def _int_op(name: str, op: str):
     """+, -, * on ints: Spark's long wraps around (or raises under ANSI); Python's int grows."""
     def make(low, left, right):
         tried = call(name, left.sql, right.sql)  # null on overflow, in either ANSI mode
-        overflow = (f"({tried} IS NULL)", low.error("int overflow past 64 bits", left, right))
-        return tried, [overflow], None  # `guarded` makes it coalesce(tried, raise): one copy
+        # the operation written once: its raise is reached only where it overflowed
+        return f"coalesce({tried}, {low.error('int overflow past 64 bits', left, right)})", [], None
     return make
 
 
@@ -64,11 +61,11 @@ def _decimal_op(op: str, exact_type):
         value = call(name, _as_decimal(left), _as_decimal(right))  # null only past 38 digits
         too_wide = f"coalesce(abs({value}) >= {power_of_ten(DECIMAL_DIGITS - result[1], result[1])}, TRUE)"
         message = f"a Decimal result of more than {DECIMAL_DIGITS} digits (Python rounds it)"
+        guard = [(too_wide, low.error(message, left, right))]
         if result[1] < DECIMAL_DIGITS:  # past the guard it fits 28 digits: say so in its type,
             # which spares a sum over it the bound on every value (`native_groups._decimal_sum`)
-            narrow = cast(value, f"DECIMAL({DECIMAL_DIGITS},{result[1]})")
-            return narrow, [(too_wide, low.error(message, left, right))], (DECIMAL_DIGITS, result[1])
-        return value, [(too_wide, low.error(message, left, right))], result
+            return cast(value, f"DECIMAL({DECIMAL_DIGITS},{result[1]})"), guard, (DECIMAL_DIGITS, result[1])
+        return value, guard, result
     return make
 
 
@@ -100,8 +97,8 @@ def _true_div(low, left, right):
 
 def _small_literal(x: Typed) -> bool:
     """An int constant within 2**53 (`x / 60`): no bound to test at run time."""
-    constant = _INT_LITERAL.fullmatch(x.sql)
-    return constant is not None and abs(int(constant[1])) <= EXACT_DOUBLE
+    constant = sql.int_of_literal(x.sql)
+    return constant is not None and abs(constant) <= EXACT_DOUBLE
 
 
 def python_mod(a: str, n: str) -> str:

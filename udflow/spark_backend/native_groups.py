@@ -230,8 +230,8 @@ def _decimal_sum(x: Typed, kept: str, alias: str, nulls: tuple, null_check: tupl
     scale = x.decimal[1]
     limit = power_of_ten(DECIMAL_DIGITS - scale, scale)
     values = x.sql if kept == "TRUE" else f"CASE WHEN {kept} THEN {x.sql} END"
-    total = f"sum({values})" if x.decimal[0] <= DECIMAL_DIGITS else f"sum(abs({values}))"
-    wide = f"coalesce(abs({total}) >= {limit}, TRUE)"  # null: Spark's own overflow
+    bound = f"abs(sum({values}))" if x.decimal[0] <= DECIMAL_DIGITS else f"sum(abs({values}))"
+    wide = f"coalesce({bound} >= {limit}, TRUE)"  # null: Spark's own overflow
     return Aggregated(alias, ((alias, f"sum({values})"), (alias + "_wide", wide), *nulls),
                       ((alias + "_wide", "a Decimal sum past 28 digits (Python's context would round it)"),
                        *null_check), True)

@@ -21,10 +21,12 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
+import re
 from typing import Any, Optional
 
 MAX_PRECISION = 38  # Spark's widest decimal
 MIN_ADJUSTED_SCALE = 6  # DecimalPrecision: a result wider than 38 digits keeps at least this scale
+_INT_LITERAL = re.compile(r"CAST\((-?\d+) AS BIGINT\)")  # what `literal` writes for an int
 
 
 def ident(name: str) -> str:
@@ -57,6 +59,12 @@ def literal(value: Any) -> str:
     if isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
         return f"DATE '{value.isoformat()}'"
     raise TypeError(f"no SQL literal for {value!r}")
+
+
+def int_of_literal(text: str) -> Optional[int]:
+    """The int that `literal` wrote as `text`; None for any other SQL."""
+    constant = _INT_LITERAL.fullmatch(text)
+    return int(constant[1]) if constant is not None else None
 
 
 def _float_text(value: float) -> str:
