@@ -7,6 +7,7 @@ from pyspark.sql.types import DoubleType
 
 from udflow import sources
 from udflow.plan import Source
+from udflow.spark_backend.parquet_schema import inferred_schema
 from udflow.spark_backend.schema import rows_schema
 from udflow.spark_backend.sql import ident
 
@@ -26,8 +27,15 @@ def read_source(spark: SparkSession, node: Source) -> DataFrame:
     elif node.format == "csv":
         df = _read_csv(spark, node)
     else:
-        df = spark.read.parquet(node.path)
+        df = _read_parquet(spark, node.path)
     return df.selectExpr(*[f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
+
+
+def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
+    """Spark's own read, given the schema it would infer when udflow can tell it from the
+    footers (Spark then skips inferring it: `parquet_schema`)."""
+    schema = inferred_schema(path)
+    return (spark.read.schema(schema) if schema is not None else spark.read).parquet(path)
 
 
 def _read_csv(spark: SparkSession, node: Source) -> DataFrame:
