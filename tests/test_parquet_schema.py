@@ -85,7 +85,13 @@ def test_a_folder_of_files_with_one_schema_maps_and_anything_else_is_left_to_spa
     for i in range(2):
         write(folder / f"part-{i}.parquet", {"a": MAPPED["int64"], "b": MAPPED["string"]})
     (folder / "_SUCCESS").write_text("")
+    write(folder / "part-2.parquet._COPYING_", {"a": MAPPED["string"]})  # skipped by Spark too
     assert inferred_schema(str(folder)) == spark_schema(spark, folder)
+
+    hidden_only = tmp_path / "hidden_only"
+    hidden_only.mkdir()
+    write(hidden_only / ".part-0.parquet", {"a": MAPPED["int64"]})
+    assert inferred_schema(str(hidden_only)) is None  # Spark: unable to infer a schema
 
     differing = tmp_path / "differing"
     differing.mkdir()

@@ -68,7 +68,7 @@ def inferred_schema(path: str) -> Optional[StructType]:
 
 def _data_files(path: str) -> list[str]:
     """The files Spark reads for `path`, when certain; [] otherwise."""
-    if "://" in path or GLOB_CHARACTERS & set(path):
+    if "://" in path or GLOB_CHARACTERS & set(path) or _hidden(os.path.basename(path.rstrip(os.sep))):
         return []
     if os.path.isfile(path):
         return [path]
@@ -77,8 +77,13 @@ def _data_files(path: str) -> list[str]:
     entries = sorted(os.scandir(path), key=lambda e: e.name)
     if any(e.is_dir() or e.name in ("_metadata", "_common_metadata") for e in entries):
         return []
-    files = [e.path for e in entries if not e.name.startswith(("_", "."))]
+    files = [e.path for e in entries if not _hidden(e.name)]
     return files if len(files) <= MAX_FILES else []
+
+
+def _hidden(name: str) -> bool:
+    """A name Spark's file listing skips (`InMemoryFileIndex.shouldFilterOutPathName`)."""
+    return name.startswith(("_", ".")) or name.endswith("._COPYING_")
 
 
 def _file_schema(path: str) -> Optional[tuple]:
