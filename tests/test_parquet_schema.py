@@ -125,3 +125,17 @@ def test_a_source_read_with_the_schema_gives_spark_s_rows(spark, tmp_path):
     assert schema is not None
     given = spark.read.schema(schema).parquet(path).collect()
     assert repr(given) == repr(spark.read.parquet(path).collect())  # repr: NaN equals itself
+
+
+def test_no_schema_is_given_where_a_plain_path_is_not_on_the_local_file_system(spark):
+    from udflow.spark_backend.read import _paths_are_local
+
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    before = hadoop.get("fs.defaultFS")
+    assert _paths_are_local(spark)
+    hadoop.set("fs.defaultFS", "hdfs://namenode:8020")
+    try:
+        assert not _paths_are_local(spark)
+    finally:
+        hadoop.set("fs.defaultFS", before) if before is not None else hadoop.unset("fs.defaultFS")
+    assert _paths_are_local(spark)

@@ -34,8 +34,15 @@ def read_source(spark: SparkSession, node: Source) -> DataFrame:
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
     """Spark's own read, given the schema it would infer when udflow can tell it from the
     footers (Spark then skips inferring it: `parquet_schema`)."""
-    schema = inferred_schema(path)
+    schema = inferred_schema(path) if _paths_are_local(spark) else None
     return (spark.read.schema(schema) if schema is not None else spark.read).parquet(path)
+
+
+def _paths_are_local(spark: SparkSession) -> bool:
+    """Whether Spark reads a path without a scheme from the local file system, where udflow
+    reads the footers (not so where the default file system is HDFS, say)."""
+    default = spark.sparkContext._jsc.hadoopConfiguration().get("fs.defaultFS") or "file:///"
+    return default.startswith("file:")
 
 
 def _read_csv(spark: SparkSession, node: Source) -> DataFrame:
