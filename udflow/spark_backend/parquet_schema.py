@@ -46,7 +46,7 @@ PLAIN = {
 }
 SIGNED_INTS = {("INT32", 8): ByteType(), ("INT32", 16): ShortType(), ("INT32", 32): IntegerType(),
                ("INT64", 64): LongType()}
-DECIMAL_DIGITS = {"INT32": 9, "INT64": 18, "FIXED_LEN_BYTE_ARRAY": 38, "BYTE_ARRAY": 38}
+MAX_DECIMAL_PRECISION = {"INT32": 9, "INT64": 18, "FIXED_LEN_BYTE_ARRAY": 38, "BYTE_ARRAY": 38}
 
 
 def inferred_schema(path: str) -> Optional[StructType]:
@@ -112,6 +112,6 @@ def _spark_type(column) -> Optional[DataType]:
         return SIGNED_INTS.get((physical, logical["bitWidth"])) if logical["isSigned"] else None
     if kind == "Decimal":
         precision, scale = logical["precision"], logical["scale"]
-        fits = precision <= DECIMAL_DIGITS.get(physical, 0) and 0 <= scale <= precision
+        fits = precision <= MAX_DECIMAL_PRECISION.get(physical, 0) and 0 <= scale <= precision
         return DecimalType(precision, scale) if fits else None
     return PLAIN.get((physical, kind))
