@@ -192,7 +192,7 @@ class Rule:
         raise NotImplementedError
 
     def verify(self, certificate, context) -> list[str]:
-        """Independent re-check for rules registered by users (built-in rules live in check.py)."""
+        """Independent re-check for rules registered by users (the built-in rules' are in `udflow.rules.check`)."""
         return [f"no checker for rule {self.name!r}"]
 
 
