@@ -60,7 +60,7 @@ STATS = collections.Counter()
 
 literals = st.one_of(
     st.none(), st.booleans(), st.sampled_from([0, 1, -1, 2, 3, 7, 10, BIG, -BIG - 1]),
-    st.sampled_from([0.0, -0.0, 0.5, 2.5, float("nan"), float("inf")]),
+    st.sampled_from([0.0, -0.0, 0.5, 2.5, float("nan"), float("inf"), 2.0**53]),
     st.sampled_from([Decimal("0"), Decimal("1"), Decimal("0.05"), Decimal("-2.50")]),
     st.sampled_from(["", "a", "x", " ", "\u00df"]),
     st.sampled_from([datetime.date(1995, 1, 1), datetime.date(1996, 12, 31)]),

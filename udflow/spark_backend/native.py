@@ -16,6 +16,7 @@ reason: the operator then stays in Python. The traps, and what is done:
     NaN: == is False, orderings False      isnan guards (SQL: NaN = NaN, NaN is largest)
     None == None is True                   null-safe equality
     1 == "1" is False                      constant False for unrelated families (no cast)
+    2**53 + 1 > 2.0**53 is True            int against float compared exactly (Spark: through a double)
     truthiness of str/int/float/None       explicit: length > 0, != 0, not null
     Decimal arithmetic (28 digits)         raise_error where a result needs more digits: with the
                                            result's scale s known, |x| >= 10**(28 - s)
@@ -289,7 +290,8 @@ class NativeLowering:
         if group is None:
             raise NotNative(f"{t.op} between {left.family} and {right.family}")
         guards = self.none_guard(f"'{t.op}'", left, right)
-        value = f"({left.sql} {t.op} {right.sql})"
+        order = native_calls.int_float_order(left, right)
+        value = f"({left.sql} {t.op} {right.sql})" if order is None else f"({order} {t.op} 0)"
         if group == "float":  # Python: every ordering with NaN is False; Spark: NaN is largest
             value = case([(f"({self._is_nan(left)} OR {self._is_nan(right)})", "FALSE")], value)
         return Typed(self.guarded(guards, value), "bool", False)
@@ -303,6 +305,10 @@ class NativeLowering:
             value = f"({left.sql} IS NULL AND {right.sql} IS NULL)" if left.nullable and right.nullable else "FALSE"
         else:
             value = f"({left.sql} <=> {right.sql})"
+            order = native_calls.int_float_order(left, right)
+            if order is not None:  # None == None, else None == x is False
+                value = case([(f"({left.sql} IS NULL OR {right.sql} IS NULL)",
+                               f"({left.sql} IS NULL AND {right.sql} IS NULL)")], f"({order} = 0)")
             if "float" in (left.family, right.family):  # NaN == NaN is False in Python
                 value = f"({value} AND NOT ({self._is_nan(left)} OR {self._is_nan(right)}))"
         return Typed(f"(NOT {value})" if op == "!=" else value, "bool", False)

@@ -8,6 +8,8 @@ Spark part ways and what is done about it.
 
 from __future__ import annotations
 
+import math
+
 from udflow.spark_backend import sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -99,6 +101,35 @@ def _small_literal(x: Typed) -> bool:
     """An int constant within 2**53 (`x / 60`): no bound to test at run time."""
     constant = sql.int_of_literal(x.sql)
     return constant is not None and abs(constant) <= EXACT_DOUBLE
+
+
+def int_float_order(left: Typed, right: Typed):
+    """For an int compared with a float (either side): SQL giving -1, 0 or 1 as `left` is below,
+    equal to or above `right`, exactly, as Python compares them; None where Spark's comparison
+    is exact already. Spark rounds the int to a double first (2**53 + 1 == 2.0**53 there, not
+    in Python); that is exact for an int constant within 2**53, and against a float constant
+    below 2**53 in magnitude (a larger int rounds to a larger double). Both operands must be
+    known not None where the result is used; a NaN float gives 0 (the caller decides NaN)."""
+    if {left.family, right.family} != {"int", "float"}:
+        return None
+    i, f = (left, right) if left.family == "int" else (right, left)
+    whole, fraction = sql.int_of_literal(i.sql), sql.float_of_literal(f.sql)
+    exact_int = whole is not None and abs(whole) <= EXACT_DOUBLE
+    exact_float = fraction is not None and not EXACT_DOUBLE <= abs(fraction) < math.inf  # NaN: not <=
+    if exact_int or exact_float:
+        return None
+    order = _exact_int_float_order(i.sql, f.sql)
+    return order if i is left else f"(- {order})"
+
+
+def _exact_int_float_order(i: str, f: str) -> str:
+    """Below 2**63 in magnitude, floor(f) is a long and a double exactly: i against f is i
+    against floor(f), then f's fraction. Beyond it every long lies on one side."""
+    two_63 = literal(2.0**63)
+    whole = f"CAST(floor({f}) AS BIGINT)"
+    return sql.case([(f"isnan({f})", "0"), (f"({f} >= {two_63})", "-1"), (f"({f} < - {two_63})", "1"),
+                     (f"({i} < {whole})", "-1"), (f"({i} > {whole})", "1"),
+                     (f"({f} > CAST({whole} AS DOUBLE))", "-1")], "0")
 
 
 def python_mod(a: str, n: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any, Optional
 MAX_PRECISION = 38  # Spark's widest decimal
 MIN_ADJUSTED_SCALE = 6  # DecimalPrecision: a result wider than 38 digits keeps at least this scale
 _INT_LITERAL = re.compile(r"CAST\((-?\d+) AS BIGINT\)")  # what `literal` writes for an int
+_FLOAT_LITERAL = re.compile(r"CAST\('([^']*)' AS DOUBLE\)")  # ... and for a float
 
 
 def ident(name: str) -> str:
@@ -65,6 +66,12 @@ def int_of_literal(text: str) -> Optional[int]:
     """The int that `literal` wrote as `text`; None for any other SQL."""
     constant = _INT_LITERAL.fullmatch(text)
     return int(constant[1]) if constant is not None else None
+
+
+def float_of_literal(text: str) -> Optional[float]:
+    """The float that `literal` wrote as `text`; None for any other SQL."""
+    constant = _FLOAT_LITERAL.fullmatch(text)
+    return float(constant[1].replace("Infinity", "inf")) if constant is not None else None
 
 
 def _float_text(value: float) -> str:

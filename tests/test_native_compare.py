@@ -1,0 +1,90 @@
+"""An int compared with a float, natively, as Python compares them: exactly.
+
+Spark rounds the long to a double before it compares (`2**53 + 1 == 2.0**53` is true
+there); Python compares the two values exactly, so a filter `r["i"] > r["f"]` once
+dropped the record `{i: 2**53 + 1, f: 2.0**53}` that Python keeps. The native form
+(`native_calls.int_float_order`) compares through floor(f) instead, and keeps Spark's
+plain comparison only where it is exact: an int constant within 2**53, or a float
+constant below 2**53 in magnitude (or infinite, or NaN).
+"""
+
+import itertools
+import math
+import operator
+
+import pytest
+
+import udflow as uf
+from udflow.expr import Cmp, Field, Lit
+from udflow.spark_backend.native import NativeLowering
+
+OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+       ">=": operator.ge}
+INTS = [0, 1, -1, 3, 2**53 - 1, 2**53, 2**53 + 1, -(2**53) - 1, 2**62 + 1, 2**63 - 1, -(2**63), -(2**63) + 1]
+FLOATS = [0.0, -0.0, 0.5, -0.5, 3.0, 2.0**53, 2.0**53 + 2, -(2.0**53), 2.0**63, -(2.0**63), 2.0**63 - 1024,
+          -(2.0**63) - 2048, 9.2e18, 1e300, -1e300, math.inf, -math.inf, math.nan, 5e-324]
+
+
+@pytest.fixture(scope="module")
+def pairs(spark):
+    rows = [(k, i, f) for k, (i, f) in enumerate(itertools.product(INTS, FLOATS))]
+    rows += [(len(rows), None, 1.0), (len(rows) + 1, 1, None), (len(rows) + 2, None, None)]
+    return spark.createDataFrame(rows, "k long, i long, f double")
+
+
+def _native(frame, terms: dict) -> dict:
+    """{name: [value per row, by k]} of each term lowered natively."""
+    lowering = NativeLowering(frame.schema, "test")
+    exprs = [f"{lowering.lower(term).sql} AS `{name}`" for name, term in terms.items()]
+    rows = sorted(frame.selectExpr("k", *exprs).collect(), key=lambda r: r["k"])
+    return {name: [r[name] for r in rows] for name in terms}
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_an_int_and_a_float_compare_exactly_both_ways_round(spark, pairs, ansi):
+    terms = {f"{a}{op}{b}": Cmp(op, Field(a), Field(b)) for op in OPS for a, b in (("i", "f"), ("f", "i"))}
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        ordered = pairs.where("i IS NOT NULL AND f IS NOT NULL")
+        got = _native(ordered, {n: t for n, t in terms.items() if t.op not in ("==", "!=")})
+        got |= _native(pairs, {n: t for n, t in terms.items() if t.op in ("==", "!=")})
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
+    records = sorted(pairs.collect(), key=lambda r: r["k"])
+    for name, term in terms.items():
+        kept = records if term.op in ("==", "!=") else [r for r in records if r["i"] is not None and r["f"] is not None]
+        expected = [OPS[term.op](r[term.left.name], r[term.right.name]) for r in kept]
+        assert got[name] == expected, (name, [(r["i"], r["f"]) for r, g, e in zip(kept, got[name], expected) if g != e])
+
+
+def test_constants_keep_the_plain_comparison_only_where_it_is_exact(spark, pairs):
+    """`r["f"] > 0` stays a plain comparison Spark can push into a scan; a constant at or past
+    2**53 compares exactly."""
+    ordered = pairs.where("i IS NOT NULL AND f IS NOT NULL")
+    terms = {f"i>{c!r}": Cmp(">", Field("i"), Lit(c)) for c in FLOATS}
+    terms |= {f"{k!r}<=f": Cmp("<=", Lit(k), Field("f")) for k in INTS}
+    terms |= {f"i=={c!r}": Cmp("==", Field("i"), Lit(c)) for c in FLOATS}
+    got = _native(ordered, terms)
+    records = sorted(ordered.collect(), key=lambda r: r["k"])
+    for name, term in terms.items():
+        left = term.left.value if isinstance(term.left, Lit) else None
+        right = term.right.value if isinstance(term.right, Lit) else None
+        expected = [OPS[term.op](r["i"] if left is None else left, r["f"] if right is None else right)
+                    for r in records]
+        assert got[name] == expected, name
+    lowering = NativeLowering(ordered.schema, "test")
+    assert lowering.lower(Cmp(">", Field("f"), Lit(0))).sql.count("floor") == 0
+    assert lowering.lower(Cmp(">", Field("i"), Lit(2.5))).sql.count("floor") == 0
+    assert "floor" in lowering.lower(Cmp(">", Field("i"), Lit(2.0**53))).sql
+
+
+def past_two_to_the_53(r):
+    return r["i"] > r["f"]
+
+
+def test_a_filter_keeps_the_record_python_keeps(spark):
+    """Before the exact form, Spark compared 2**53 + 1 as 2.0**53 and dropped the record."""
+    rows = [{"i": 2**53 + 1, "f": 2.0**53}, {"i": 3, "f": 3.0}]
+    flow = uf.source("t", rows=rows).filter(past_two_to_the_53)
+    assert flow.collect(spark=spark) == flow.collect(engine="reference") == [rows[0]]
