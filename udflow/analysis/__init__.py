@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from udflow.analysis.analyzer import run as _run
 from udflow.analysis.annotations import AnnotationWarning, annotate, annotation_of, check, from_annotation
+from udflow.analysis.outside import snapshot
 from udflow.analysis.properties import BINARY_KINDS, KINDS, Evidence, UdfProperties
 from udflow.errors import AnalysisError
 
@@ -41,7 +42,9 @@ def _sides(input_fields, kind: str) -> tuple:
 
 
 @lru_cache(maxsize=8192)
-def _cached(f, sides: tuple, kind: str) -> UdfProperties:
+def _cached(f, sides: tuple, kind: str, outside: tuple) -> UdfProperties:
+    """`outside`: the values `f` reads from outside its code (`outside.snapshot`), so that a
+    global or closure value rebound since the last call means a new analysis."""
     return _run(f, sides, kind)
 
 
@@ -49,7 +52,7 @@ def analyze(f, input_fields=(), kind: str = "map") -> UdfProperties:
     """The properties of `f` as an operator function of `kind` over `input_fields`."""
     sides = _sides(input_fields, kind)
     try:
-        result = _cached(f, sides, kind)
+        result = _cached(f, sides, kind, snapshot(f))
     except TypeError:  # an unhashable callable: analyse without caching
         result = _run(f, sides, kind)
     ann = annotation_of(f)
@@ -64,7 +67,7 @@ def manual_properties(f, input_fields=(), kind: str = "map") -> UdfProperties:
     if ann is None:
         sides = _sides(input_fields, kind)
         try:
-            return _cached(f, sides, kind)
+            return _cached(f, sides, kind, snapshot(f))
         except TypeError:
             return _run(f, sides, kind)
     return from_annotation(f, ann, _sides(input_fields, kind), kind)
