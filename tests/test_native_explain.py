@@ -30,6 +30,14 @@ def keyword_round(r):
     return {**r, "price": round(r["price"], ndigits=1)}  # a keyword argument: no term
 
 
+def stripped_of_dashes(r):
+    return {**r, "name": r["name"].strip("-")}  # str.strip, but with characters to strip
+
+
+def prefixed_after_one(r):
+    return r["name"].startswith("1", 1)  # str.startswith, but from a position
+
+
 def regex_filter(r):
     return re.match("N1", r["name"]) is not None
 
@@ -50,6 +58,8 @@ CASES = [
     (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".title()"))),
     (lowered_case, "map", "Python (scalar UDF)", "calls str.lower, which has no exact native form"),
     (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),
+    (stripped_of_dashes, "map", "Python (scalar UDF)", "a form of str.strip with no exact native form"),
+    (prefixed_after_one, "filter", "Python (scalar UDF)", "a form of str.startswith with no exact native form"),
     (regex_filter, "filter", "Python (scalar UDF)", "line {}".format(line_of(regex_filter, "re.match"))),
     (summed_in_a_loop, "reduce", "Python (batches)", "a loop (line {})".format(line_of(summed_in_a_loop, "for r"))),
     (clean, "map", "native", ""),

@@ -20,7 +20,7 @@ import pytest
 import udflow as uf
 from udflow.analysis import analyze
 from udflow.errors import UdfRuntimeError
-from udflow.expr import Arith, BoolOp, Cmp, Field, IsNone, Lit, Not
+from udflow.expr import Arith, BoolOp, Call, Cmp, Field, IsNone, Lit, Neg, Not, evaluate
 from udflow.spark_backend import nullness
 from udflow.spark_backend.lower import Lowering
 from udflow.spark_backend.native import NativeLowering, NotNative
@@ -393,3 +393,15 @@ def test_a_decimal_sum_raises_only_where_its_total_passes_28_digits(spark):
     over = uf.source("t", dataframe=frame.where("v > 0")).reduce("k", decimal_total)
     with pytest.raises(UdfRuntimeError, match="Decimal sum past 28 digits"):
         over.collect(spark=spark)
+
+
+@pytest.mark.parametrize("term", [Neg(Field("d")), Call("abs", (Field("d"),))], ids=["neg", "abs"])
+def test_the_sign_of_a_decimal_wider_than_28_digits_is_not_native(spark, term):
+    """Python's -x and abs(x) round a Decimal to 28 digits: abs(Decimal(30 digits)) is
+    1.234...E+29, another value. Native only where the type holds at most 28 digits."""
+    wide = spark.createDataFrame([], "d decimal(38,0)").schema
+    with pytest.raises(NotNative, match="rounds it to 28 digits"):
+        NativeLowering(wide, "test").lower(term)
+    narrow = spark.createDataFrame([(Decimal("-12.50"),)], "d decimal(28,2)")
+    lowered = NativeLowering(narrow.schema, "test").lower(term)
+    assert narrow.selectExpr(f"{lowered.sql} AS v").collect()[0]["v"] == evaluate(term, {"d": Decimal("-12.50")})

@@ -90,12 +90,14 @@ def how_it_runs(node: Node) -> str:
 def _python_only_call(model) -> str | None:
     """A call the model has but no native form gives exactly (e.g. str.lower: Python's and the
     JVM's case tables differ), with the line of the case that makes it."""
-    from udflow.spark_backend.native_calls import NATIVE_CALLS
+    from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
 
     for line, term in case_terms(model):
         for t in term.walk():
             if isinstance(t, Call) and t.name not in NATIVE_CALLS:
                 return f"calls {t.name}, which has no exact native form (line {line})"
+            if isinstance(t, Call) and not arity_fits(t.name, t.args):
+                return f"calls {t}, a form of {t.name} with no exact native form (line {line})"
     return None
 
 

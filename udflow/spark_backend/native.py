@@ -275,6 +275,7 @@ class NativeLowering:
         x = self.lower(t.operand)
         if x.family not in ("int", "float", "decimal"):
             raise NotNative(f"- on {x.family}")
+        native_calls.exact_decimal_sign(x, "unary -")
         guards = self.none_guard("unary -", x)
         if x.family == "int":
             guards.append((f"({x.sql} = {literal(INT_MIN)})", self.error("int overflow past 64 bits", x)))
@@ -395,6 +396,8 @@ class NativeLowering:
         maker = native_calls.CALLS.get(t.name)
         if maker is None:
             raise NotNative(f"{t.name} has no native form")
+        if not native_calls.arity_fits(t.name, t.args):
+            raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
         return maker(self, [self.lower(a) for a in t.args])
 
 

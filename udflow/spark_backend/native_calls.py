@@ -171,10 +171,19 @@ ARITH_MAKERS = {
 # -- calls ------------------------------------------------------------------------------------
 
 
+def exact_decimal_sign(x: Typed, what: str) -> None:
+    """Python's -x and abs(x) of a Decimal round to 28 digits like any Decimal operation;
+    Spark's keep every digit. Exact when x's type holds at most 28; else not native."""
+    if x.family == "decimal" and x.decimal[0] > DECIMAL_DIGITS:
+        raise NotNative(f"{what} of a decimal({x.decimal[0]},{x.decimal[1]}) (Python rounds it to "
+                        f"{DECIMAL_DIGITS} digits)")
+
+
 def _call_abs(low, args):
     (x,) = args
     if x.family not in ("int", "float", "decimal"):
         raise NotNative(f"abs of {x.family}")
+    exact_decimal_sign(x, "abs()")
     guards = low.none_guard("abs()", x)
     if x.family == "int":
         guards.append((f"({x.sql} = {literal(INT_MIN)})", low.error("int overflow past 64 bits", x)))
@@ -268,4 +277,14 @@ CALLS = {
     "float": _call_float,
     "int": _call_int,
 }
+# the arguments each native form takes (receiver included); min/max take any number. Python's
+# other forms (`s.strip("x")`, `s.startswith("a", 1)`, `int("ff", 16)`, `float()`) are not native
+ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None}
+
+
+def arity_fits(name: str, args: tuple) -> bool:
+    wanted = ARITY.get(name, 1)
+    return wanted is None or len(args) == wanted
+
+
 NATIVE_CALLS = frozenset(CALLS)  # the whitelisted calls (udflow.expr.FUNCTIONS) with a native form
