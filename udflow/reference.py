@@ -12,6 +12,10 @@ S = [s1..sM]:
     Cross(R, S, f)       = [f(r, s) | r in R, s in S]
     Match(R, S, K, F, f) = [f(r, s) | r in R, s in S, r.K = s.F]
                                                         (SQL equality: a None key matches nothing)
+
+A float NaN in a key is one value, as Spark treats it (NaN keys group together and
+match each other; Python's `==` would make every NaN record a group of its own, or
+not, by object identity), and 0.0 and -0.0 are one value in both.
     CoGroup(R, S, K, F, f) = f(R_k, S_k) for every k in K(R) u F(S)  (None groups together)
 
 `f(x)` contributes one record when it returns a dict and every record it
@@ -121,7 +125,7 @@ def run_match(node: Match, left: list[Record], right: list[Record]) -> list[Reco
     by_key = groups(right, node.right_key)
     out: list[Record] = []
     for l in left:
-        key = tuple(l.get(f) for f in node.left_key)
+        key = key_of(l, node.left_key)
         if any(v is None for v in key):
             continue  # SQL: None equals nothing
         for r in by_key.get(key, ()):
@@ -171,8 +175,23 @@ def groups(records: list[Record], key: tuple[str, ...]) -> dict[tuple, list[Reco
     """Records by their value on `key`, in order of first appearance; None is a value."""
     out: dict[tuple, list[Record]] = {}
     for r in records:
-        out.setdefault(tuple(r.get(f) for f in key), []).append(r)
+        out.setdefault(key_of(r, key), []).append(r)
     return out
+
+
+class _NaN:
+    """The one value every float NaN in a key stands for."""
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+NAN_KEY = _NaN()
+
+
+def key_of(record: Record, key: tuple[str, ...]) -> tuple:
+    """The record's value on `key`, each NaN as `NAN_KEY`."""
+    return tuple(NAN_KEY if isinstance(v, float) and v != v else v for v in (record.get(f) for f in key))
 
 
 def _group_repr(key_fields: tuple[str, ...], key: tuple, rows: list[Record]) -> str:

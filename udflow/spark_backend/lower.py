@@ -58,7 +58,7 @@ from typing import Callable, Optional
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import BinaryType, StructField, StructType
+from pyspark.sql.types import BinaryType, DoubleType, FloatType, StructField, StructType
 
 from udflow.errors import UdflowError
 from udflow.fields import only_fields, output_fields, properties_of, read_projection
@@ -407,9 +407,18 @@ def _cogroup_keys(node: CoGroup, left: StructType, right: StructType) -> tuple[l
     left_cols, right_cols = [], []
     for lk, rk in zip(node.left_key, node.right_key):
         common = common_key_type(left[lk].dataType, right[rk].dataType)
-        left_cols.append(col(lk) if common is None else col(lk).cast(common))
-        right_cols.append(col(rk) if common is None else col(rk).cast(common))
+        for cols, name, side in ((left_cols, lk, left), (right_cols, rk, right)):
+            cols.append(_group_key(col(name) if common is None else col(name).cast(common), common or side[name].dataType))
     return left_cols, right_cols
+
+
+def _group_key(column: Column, data_type) -> Column:
+    """-0.0 as 0.0 in a float key: one value in Python, and Spark does not normalise a
+    CoGroup's keys as it does a join's (a -0.0 meeting a 0.0 failed an assertion in its
+    cogrouping iterator)."""
+    if not isinstance(data_type, (DoubleType, FloatType)):
+        return column
+    return F.when(column == 0, F.lit(0.0).cast(data_type)).otherwise(column)
 
 
 def _identity(udf: Udf) -> Udf:
