@@ -54,12 +54,22 @@ def _collect(fn, out: list, seen: set) -> None:
     for name, value in held:
         out.append((name, _key(value)))
         if isinstance(value, types.ModuleType):
-            out += [(f"{name}.{a}", _key(getattr(value, a))) for a in names if hasattr(value, a)]
+            out += [(f"{name}.{a}", _key(attribute)) for a in names
+                    if (attribute := _attribute(value, a)) is not _EMPTY]
         else:
             _collect(value, out, seen)
 
 
 _EMPTY = object()
+
+
+def _attribute(module, name: str):
+    """`module.name`, or _EMPTY where it has none (a module's own `__getattr__` may raise
+    anything for a name the code uses on another object)."""
+    try:
+        return getattr(module, name)
+    except Exception:  # noqa: BLE001 - not an attribute this function can read
+        return _EMPTY
 
 
 @lru_cache(maxsize=4096)
@@ -73,6 +83,8 @@ def _names(code) -> tuple:
 
 
 def _key(value) -> tuple:
+    if isinstance(value, (str, bytes)):  # equal only to the same text (no repr of a long one)
+        return (type(value).__name__, value)
     if is_constant(value):
         return (type(value).__name__, repr(value))
     return ("id", id(value))

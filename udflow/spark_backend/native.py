@@ -307,9 +307,11 @@ class NativeLowering:
         else:
             value = f"({left.sql} <=> {right.sql})"
             order = native_calls.int_float_order(left, right)
-            if order is not None:  # None == None, else None == x is False
+            if order is not None:
+                value = f"({order} = 0)"
+            if order is not None and (left.nullable or right.nullable):  # None == None; None == x is False
                 value = case([(f"({left.sql} IS NULL OR {right.sql} IS NULL)",
-                               f"({left.sql} IS NULL AND {right.sql} IS NULL)")], f"({order} = 0)")
+                               f"({left.sql} IS NULL AND {right.sql} IS NULL)")], value)
             if "float" in (left.family, right.family):  # NaN == NaN is False in Python
                 value = f"({value} AND NOT ({self._is_nan(left)} OR {self._is_nan(right)}))"
         return Typed(f"(NOT {value})" if op == "!=" else value, "bool", False)

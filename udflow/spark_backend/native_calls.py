@@ -113,10 +113,8 @@ def int_float_order(left: Typed, right: Typed):
     if {left.family, right.family} != {"int", "float"}:
         return None
     i, f = (left, right) if left.family == "int" else (right, left)
-    whole, fraction = sql.int_of_literal(i.sql), sql.float_of_literal(f.sql)
-    exact_int = whole is not None and abs(whole) <= EXACT_DOUBLE
-    exact_float = fraction is not None and not EXACT_DOUBLE <= abs(fraction) < math.inf  # NaN: not <=
-    if exact_int or exact_float:
+    constant = sql.float_of_literal(f.sql)
+    if _small_literal(i) or (constant is not None and not EXACT_DOUBLE <= abs(constant) < math.inf):  # NaN too
         return None
     order = _exact_int_float_order(i.sql, f.sql)
     return order if i is left else f"(- {order})"
