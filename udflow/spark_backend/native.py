@@ -240,6 +240,8 @@ class NativeLowering:
                 raise NotNative(f"the constant {v!r} needs more than 38 digits")
             return Typed(literal(v), "decimal", False, True, (precision, scale))
         if isinstance(v, str):
+            if not _utf8(v):
+                raise NotNative(f"the constant {v!r} holds a lone surrogate (a Spark string is UTF-8)")
             return Typed(literal(v), "str", False, True)
         if isinstance(v, datetime.datetime):
             raise NotNative("datetime constants are not lowered")
@@ -406,6 +408,14 @@ class NativeLowering:
 def _nonzero_constant(term: Expr) -> bool:
     return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) \
         and not isinstance(term.value, bool) and term.value != 0
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _base64_json(value: str) -> str:

@@ -32,6 +32,7 @@ from pyspark.sql.types import BooleanType, DateType, DoubleType, StringType, Str
 from udflow.errors import UdflowError
 from udflow.fields import properties_of, read_projection
 from udflow.plan import Map, function_location
+from udflow.spark_backend.arrow_values import exact_array, holds_exactly
 from udflow.spark_backend.native import col
 from udflow.spark_backend.schema import declared_types, output_schema
 from udflow.spark_backend.udf import Udf, translated
@@ -166,16 +167,8 @@ def _field(udf: Udf, record: dict, name: str, row: dict):
 
 def _typed(udf: Udf, name: str, values: list, arrow_type) -> pa.Array:
     try:
-        return pa.array(values, arrow_type)
+        return exact_array(values, arrow_type)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        bad = next((v for v in values if not _fits(v, arrow_type)), None)
+        bad = next((v for v in values if not holds_exactly(v, arrow_type)), None)
         raise udf.fail(f"set field {name!r} to {bad!r}, which does not fit {arrow_type}, the type a sample "
                        "of its output gave; declare its type with @udflow.spark_backend.output_types", {name: bad}) from None
-
-
-def _fits(value, arrow_type) -> bool:
-    try:
-        pa.array([value], arrow_type)
-        return True
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return False

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Optional
 import pyarrow as pa
 
 from udflow.errors import UdfRuntimeError, user_failure
+from udflow.spark_backend.arrow_values import exact_array, holds_exactly
 from udflow.sources import SourceValueError
 
 RECORD_REPR_LIMIT = 500
@@ -219,7 +220,8 @@ class Encoder:
                     r,
                 )
         try:
-            return pa.Table.from_pylist(records, schema=self.schema)
+            columns = [exact_array([r.get(f.name) for r in records], f.type) for f in self.schema]
+            return pa.Table.from_arrays(columns, schema=self.schema)
         except (pa.ArrowException, TypeError, ValueError, OverflowError):
             raise self._misfit(records) from None
 
@@ -237,9 +239,7 @@ class Encoder:
     def _misfit(self, records: list[dict]) -> MarkedFailure:
         for r in records:
             for f in self.schema:
-                try:
-                    pa.array([r.get(f.name)], type=f.type)
-                except (pa.ArrowException, TypeError, ValueError, OverflowError):
+                if not holds_exactly(r.get(f.name), f.type):
                     value = r.get(f.name)
                     return self.udf.fail(
                         f"emitted {f.name}={value!r} ({type(value).__name__}), which does not fit the "
