@@ -10,7 +10,10 @@ analysis: the native form then computes what Python computes now. Before, a filt
 import sys
 import types
 
+import pytest
+
 import udflow as uf
+from udflow.errors import StalePlanError
 from udflow.analysis import analyze, outside
 from udflow.spark_backend.lower import Lowering
 
@@ -88,3 +91,33 @@ def test_constants_of_equal_value_and_other_types_are_other_snapshots(monkeypatc
         monkeypatch.setattr(sys.modules[__name__], "LIMIT", value)
         keys.append(outside.snapshot(under_limit))
     assert len(set(keys[:3])) == 3 and keys[3] == keys[4]
+
+
+TOTAL_FIELD = "o_total"
+
+
+def test_a_plan_optimised_before_a_rebinding_refuses_to_run(monkeypatch):
+    """A reordering proven while `big` read `o_total` is not valid once it reads the joined
+    `c_rank`: running the optimised plan says so instead of running it; optimising again
+    works, and the plan as written runs whatever the values."""
+
+    @uf.hint(cost=1e-3)
+    def joined(o, c):
+        return {**o, **c, "c_title": c["c_name"].title()}
+
+    def big(r):
+        return r[TOTAL_FIELD] > 45
+
+    orders = uf.source("orders", rows=[{"o_id": i, "o_cust": i % 7, "o_total": i % 50} for i in range(200)],
+                       key=["o_id"])
+    cust = uf.source("cust", rows=[{"c_id": i, "c_name": f"C{i}", "c_rank": i * 10} for i in range(7)], key=["c_id"])
+    flow = orders.match(cust, on=("o_cust", "c_id"), f=joined).filter(big)
+    opt = uf.optimize(flow)
+    assert opt.best.root.kind == "match"  # the filter moved below the join, onto orders
+    assert len(opt.best.collect(engine="reference")) == len(flow.collect(engine="reference"))
+    monkeypatch.setattr(sys.modules[__name__], "TOTAL_FIELD", "c_rank")
+    with pytest.raises(StalePlanError, match="TOTAL_FIELD, rebound since this plan was optimised"):
+        opt.best.collect(engine="reference")
+    assert opt.original.collect(engine="reference") == flow.collect(engine="reference")
+    again = uf.optimize(flow)
+    assert sorted(map(repr, again.best.collect(engine="reference"))) == sorted(map(repr, flow.collect(engine="reference")))

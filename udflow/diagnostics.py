@@ -5,6 +5,8 @@
     check_rows_types(name, ...)      an in-memory field whose values cannot share one column
     unknown_reads(node, props, ...)  a function reading a field its input cannot have (a typo)
     lambda_label(fn)                 lambdas written on one line told apart by their column
+    proved_for(root) / check_still_proved(...)  a reordered plan run after a value its functions
+                                     read from outside their code was rebound
 
 Nothing here imports `udflow.flow`: the caller passes what it knows of the tree.
 """
@@ -16,8 +18,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Optional
 
 from udflow import keytypes
-from udflow.errors import FieldWarning, FlowConstructionError, closest
-from udflow.plan import Node, Source, function_name
+from udflow.errors import FieldWarning, FlowConstructionError, StalePlanError, closest
+from udflow.plan import Node, Source, function_location, function_name
 
 # ---------------------------------------------------------------------------
 # Key types
@@ -158,3 +160,30 @@ def lambda_label(fn: Any) -> str:
     body = next((col for ln, _, col, _ in code.co_positions() if ln == code.co_firstlineno and col), None)
     keyword = max((i for i in starts if body is None or i < body), default=starts[0])
     return f"{name}:{keyword + 1}"
+
+
+# ---------------------------------------------------------------------------
+# Plans proven for the values their functions read
+# ---------------------------------------------------------------------------
+
+
+def proved_for(root: Node) -> tuple:
+    """(label, function, snapshot) of every function of the plan: what its reorderings were
+    proven for (`udflow.analysis.outside`: the globals, closure cells and defaults it reads)."""
+    from udflow.analysis.outside import snapshot
+
+    return tuple((n.label, n.fn, snapshot(n.fn)) for n in root.walk() if getattr(n, "fn", None) is not None)
+
+
+def check_still_proved(proved: tuple) -> None:
+    """Raise where a value a function reads from outside its code was rebound since the plan
+    was optimised: the analysis behind its reorderings saw the old value."""
+    from udflow.analysis.outside import changed
+
+    for label, fn, before in proved:
+        names = changed(fn, before)
+        if names:
+            raise StalePlanError(
+                f"{label}: {function_location(fn)} reads {', '.join(names)}, rebound since this plan was "
+                "optimised; its reorderings were proven for the old values, so optimise the flow again"
+            )

@@ -25,6 +25,11 @@ class OptimizationError(UdflowError):
     """The optimizer could not do what it was asked."""
 
 
+class StalePlanError(UdflowError):
+    """A reordered plan's proofs assumed values its functions read from outside their code
+    (module globals, closure cells, defaults) that have been rebound since it was optimised."""
+
+
 class KeyTypeError(UdflowError):
     """Two key fields compared by a join or co-group hold values of incompatible types
     (see docs/backend.md, "Keys"): found at run time, where construction could not see the types."""

@@ -37,6 +37,13 @@ def snapshot(fn) -> tuple:
     return tuple(out)
 
 
+def changed(fn, before: tuple) -> list[str]:
+    """The names whose values differ between the snapshot `before` and `fn`'s now."""
+    now = dict(snapshot(fn))
+    was = dict(before)
+    return sorted(name for name in now.keys() | was.keys() if now.get(name) != was.get(name))
+
+
 def _collect(fn, out: list, seen: set) -> None:
     fn = getattr(fn, "__func__", fn)  # a bound method reads its function's names
     if not isinstance(fn, types.FunctionType) or id(fn) in seen:

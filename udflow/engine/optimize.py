@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from udflow.diagnostics import proved_for
 from udflow.engine.budget import Clock, Progress
 from udflow.engine.cost import CostModel
 from udflow.engine.greedy import Descent
@@ -107,6 +108,7 @@ def optimize(
     from udflow.rules import RuleBook
 
     root = flow.root
+    proved = proved_for(root)  # the values the analysis below sees, checked again when a plan runs
     timings: dict[str, float] = {}
     started = time.perf_counter()
     sources = statistics_of(root)
@@ -133,7 +135,7 @@ def optimize(
         timings["rulebook"] = asked.seconds  # the part of "search" spent inside RuleBook.exchanges
 
         started = time.perf_counter()
-        ranked = rank(found, root, model, resolution)
+        ranked = rank(found, root, model, resolution, proved)
         timings["costing"] = time.perf_counter() - started
 
     root_id = interner.id_of(root)
@@ -291,7 +293,8 @@ def statistics_of(root: Node) -> dict:
     return {n.label: source_statistics(n, keys) for n in root.walk() if isinstance(n, Source)}
 
 
-def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUTION) -> list[Alternative]:
+def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUTION,
+         proved: tuple = ()) -> list[Alternative]:
     """Cost the candidates (and the plan as written, always shown) and order them, the chosen
     plan first (`engine/ties.py`): a plan's rank is 1 + the number of candidates estimated
     better than it beyond the `resolution`; the plans ranking #1 come first, fewest rewrites
@@ -313,5 +316,5 @@ def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUT
         tied = r == 1
         order = (0, len(c.chain), cost, i) if tied else (1, 0, cost, i)
         out.append((order, Alternative(node=c.node, cost=cost, rank=r, certificates=CertificateChain(c.chain),
-                                       estimate=model.estimate(c.node), model=model)))
+                                       estimate=model.estimate(c.node), model=model, proved_for=proved)))
     return [a for _, a in sorted(out, key=lambda t: t[0])]

@@ -37,6 +37,7 @@ class Alternative:
     certificates: tuple = ()
     estimate: Optional[Estimate] = field(default=None, compare=False, repr=False)
     model: Optional[CostModel] = field(default=None, compare=False, repr=False)
+    proved_for: tuple = field(default=(), compare=False, repr=False)  # `diagnostics.proved_for`
 
     @property
     def hints(self) -> tuple[tuple[str, str], ...]:
@@ -46,7 +47,7 @@ class Alternative:
     @property
     def flow(self) -> Flow:
         """The plan as a Flow, with its physical strategies as Spark hints."""
-        return Flow(self.node, hints=self.hints)
+        return Flow(self.node, hints=self.hints, proved_for=self.proved_for if self.certificates else ())
 
     @property
     def rules(self) -> tuple[str, ...]:
