@@ -333,6 +333,7 @@ class Flow:
         `fields`: only these columns, as in `collect`."""
         from udflow import spark_backend
 
+        check_still_proved(self.proved_for)
         spark_backend.write(
             self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native,
             fields=selected_fields(self.root, fields),
