@@ -405,3 +405,26 @@ def test_the_sign_of_a_decimal_wider_than_28_digits_is_not_native(spark, term):
     narrow = spark.createDataFrame([(Decimal("-12.50"),)], "d decimal(28,2)")
     lowered = NativeLowering(narrow.schema, "test").lower(term)
     assert narrow.selectExpr(f"{lowered.sql} AS v").collect()[0]["v"] == evaluate(term, {"d": Decimal("-12.50")})
+
+
+def narrow_products(r):
+    return {**r, "bb": r["b"] * r["b"], "ss": r["s"] * r["s"], "ii": r["i"] * r["i"], "nb": -r["b"],
+            "ab": abs(r["b"]), "sum": r["b"] + r["s"] + r["i"]}
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_narrow_int_columns_compute_as_pythons_ints(spark, ansi):
+    """Spark computes tinyint * tinyint in 8 bits (100 * 100 overflowed, and the native form
+    raised its 64-bit overflow error where Python returns 10000); a narrow int column is read
+    as a long."""
+    frame = spark.createDataFrame([(1, 100, 300, 2**31 - 1), (2, -128, -32768, -(2**31))],
+                                  "k long, b tinyint, s smallint, i int")
+    flow = uf.source("t", dataframe=frame).map(narrow_products)
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        _native_and_same(spark, flow, flow.root.label)
+        got = {r["k"]: r for r in flow.collect(spark=spark)}
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
+    assert (got[1]["bb"], got[2]["nb"], got[2]["ab"], got[1]["ii"]) == (10000, 128, 128, (2**31 - 1) ** 2)

@@ -43,7 +43,7 @@ from typing import Iterator, Optional
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
+from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
@@ -194,7 +194,7 @@ class NativeLowering:
         family = family_of(f.dataType)
         if family is None:
             raise NotNative(f"field {t.name} has type {f.dataType.simpleString()}")
-        value, checked = self._read(t.name, ident(t.name))
+        value, checked = self._read(t.name, _widened(ident(t.name), f.dataType))
         nullable = f.nullable and t.name not in self.nonnull
         return Typed(value, family, nullable, not checked, decimal_of(f.dataType))
 
@@ -211,7 +211,7 @@ class NativeLowering:
         item = struct[f"_{t.index}"] if isinstance(struct, StructType) and f"_{t.index}" in struct.names else None
         if item is None or family_of(item.dataType) is None:
             raise NotNative(f"{t} is not a field of a struct column here")
-        value, checked = self._read(f.name, f"{ident(f.name)}.{ident(item.name)}")
+        value, checked = self._read(f.name, _widened(f"{ident(f.name)}.{ident(item.name)}", item.dataType))
         nullable = f.name not in self.nonnull and (f.nullable or item.nullable)
         return Typed(value, family_of(item.dataType), nullable, not checked, decimal_of(item.dataType))
 
@@ -408,6 +408,14 @@ class NativeLowering:
 def _nonzero_constant(term: Expr) -> bool:
     return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) \
         and not isinstance(term.value, bool) and term.value != 0
+
+
+def _widened(column: str, data_type) -> str:
+    """An int column as a long: Spark computes tinyint * tinyint in 8 bits (100 * 100 overflows
+    there), Python in unbounded ints, which the long arithmetic's guards follow."""
+    if family_of(data_type) == "int" and not isinstance(data_type, LongType):
+        return f"CAST({column} AS BIGINT)"
+    return column
 
 
 def _utf8(text: str) -> bool:
