@@ -28,11 +28,37 @@ import pyarrow as pa
 
 
 def exact_array(values: list, arrow_type: pa.DataType) -> pa.Array:
-    """`pa.array(values, arrow_type)`, where every value keeps its value, else ValueError."""
-    for v in values:
-        if v is not None and not _of_column_type(v, arrow_type):
-            raise ValueError(f"{v!r} ({type(v).__name__}) is not a {arrow_type} value")
+    """`pa.array(values, arrow_type)`, where every value keeps its value, else ValueError.
+    The Python types present are collected first (at C speed); values are looked at one by
+    one only when a type outside the column's plain ones appears (a subclass, a float32)."""
+    types = set(map(type, values))
+    types.discard(type(None))
+    if not types <= _plain_types(arrow_type):
+        for v in values:
+            if v is not None and not _of_column_type(v, arrow_type):
+                raise ValueError(f"{v!r} ({type(v).__name__}) is not a {arrow_type} value")
     return pa.array(values, arrow_type)
+
+
+def _plain_types(arrow_type: pa.DataType) -> frozenset:
+    """Python types whose every value an `arrow_type` column holds exactly, no check needed
+    (the range of an int in a float or decimal column pyarrow checks itself)."""
+    for is_kind, types in _PLAIN:
+        if is_kind(arrow_type):
+            return types
+    return frozenset()
+
+
+_PLAIN = (
+    (pa.types.is_boolean, frozenset({bool})),
+    (pa.types.is_integer, frozenset({int})),
+    (pa.types.is_float64, frozenset({float, int})),
+    (pa.types.is_decimal, frozenset({decimal.Decimal, int})),
+    (pa.types.is_string, frozenset({str})),
+    (pa.types.is_binary, frozenset({bytes})),
+    (pa.types.is_date, frozenset({datetime.date})),
+    (pa.types.is_timestamp, frozenset({datetime.datetime})),
+)
 
 
 def holds_exactly(value, arrow_type: pa.DataType) -> bool:
