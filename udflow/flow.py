@@ -21,7 +21,6 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import networkx as nx
 
 from udflow import diagnostics, sources
-from udflow.diagnostics import check_still_proved
 from udflow.errors import FlowConstructionError
 from udflow.fields import global_record, only_fields, output_fields, properties_of, read_projection  # noqa: F401
 from udflow.fields import selected_fields
@@ -299,7 +298,7 @@ class Flow:
         columns a scan reads). `native=False` keeps every function in Python on Spark (see
         docs/native.md)."""
         fields = selected_fields(self.root, fields)
-        check_still_proved(self.proved_for)
+        diagnostics.check_still_proved(self.proved_for)
         if engine == "reference":
             from udflow import reference
 
@@ -315,7 +314,7 @@ class Flow:
         (`fields`: only these columns, as in `collect`)."""
         from udflow import spark_backend
 
-        check_still_proved(self.proved_for)
+        diagnostics.check_still_proved(self.proved_for)
         return spark_backend.to_dataframe(
             self.root, spark=spark, hints=dict(self.hints), native=native, fields=selected_fields(self.root, fields)
         )
@@ -333,7 +332,7 @@ class Flow:
         `fields`: only these columns, as in `collect`."""
         from udflow import spark_backend
 
-        check_still_proved(self.proved_for)
+        diagnostics.check_still_proved(self.proved_for)
         spark_backend.write(
             self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native,
             fields=selected_fields(self.root, fields),
