@@ -121,3 +121,13 @@ def test_a_plan_optimised_before_a_rebinding_refuses_to_run(monkeypatch):
     assert opt.original.collect(engine="reference") == flow.collect(engine="reference")
     again = uf.optimize(flow)
     assert sorted(map(repr, again.best.collect(engine="reference"))) == sorted(map(repr, flow.collect(engine="reference")))
+
+
+def test_changed_names_each_value_once_a_default_and_a_helpers_global_included(monkeypatch):
+    def scaled(r, low=1, high=5):
+        return field_name() + str(low + high)
+
+    before = outside.snapshot(scaled)
+    monkeypatch.setattr(scaled, "__defaults__", (2, 5))  # the first default, not the last
+    monkeypatch.setattr(sys.modules[__name__], "FIELD", "c")  # read by the helper field_name
+    assert outside.changed(scaled, before) == ["()0", "field_name.FIELD"]

@@ -12,11 +12,11 @@ S = [s1..sM]:
     Cross(R, S, f)       = [f(r, s) | r in R, s in S]
     Match(R, S, K, F, f) = [f(r, s) | r in R, s in S, r.K = s.F]
                                                         (SQL equality: a None key matches nothing)
+    CoGroup(R, S, K, F, f) = f(R_k, S_k) for every k in K(R) u F(S)  (None groups together)
 
 A float NaN in a key is one value, as Spark treats it (NaN keys group together and
 match each other; Python's `==` would make every NaN record a group of its own, or
 not, by object identity), and 0.0 and -0.0 are one value in both.
-    CoGroup(R, S, K, F, f) = f(R_k, S_k) for every k in K(R) u F(S)  (None groups together)
 
 `f(x)` contributes one record when it returns a dict and every record it
 yields when it is a generator; Reduce and CoGroup functions must yield. `f=None`

@@ -31,9 +31,10 @@ from udflow.analysis.known import is_constant
 
 
 def snapshot(fn) -> tuple:
-    """A hashable key of the outside values `fn` (and the functions they hold) can read."""
+    """A hashable key of the outside values `fn` (and the functions they hold) can read:
+    ((name, key), ...), each name once (`helper.NAME` for a helper's, `()0` for a default)."""
     out: list = []
-    _collect(fn, out, set())
+    _collect(fn, out, set(), "")
     return tuple(out)
 
 
@@ -44,7 +45,7 @@ def changed(fn, before: tuple) -> list[str]:
     return sorted(name for name in now.keys() | was.keys() if now.get(name) != was.get(name))
 
 
-def _collect(fn, out: list, seen: set) -> None:
+def _collect(fn, out: list, seen: set, prefix: str) -> None:
     fn = getattr(fn, "__func__", fn)  # a bound method reads its function's names
     if not isinstance(fn, types.FunctionType) or id(fn) in seen:
         return
@@ -57,14 +58,15 @@ def _collect(fn, out: list, seen: set) -> None:
             held.append((name, cell.cell_contents))
         except ValueError:  # an empty cell: nothing bound yet
             held.append((name, _EMPTY))
-    held += [("()", d) for d in fn.__defaults__ or ()] + sorted((fn.__kwdefaults__ or {}).items())
+    held += [(f"(){i}", d) for i, d in enumerate(fn.__defaults__ or ())]
+    held += sorted((fn.__kwdefaults__ or {}).items())
     for name, value in held:
-        out.append((name, _key(value)))
+        out.append((prefix + name, _key(value)))
         if isinstance(value, types.ModuleType):
-            out += [(f"{name}.{a}", _key(attribute)) for a in names
+            out += [(f"{prefix}{name}.{a}", _key(attribute)) for a in names
                     if (attribute := _attribute(value, a)) is not _EMPTY]
         else:
-            _collect(value, out, seen)
+            _collect(value, out, seen, f"{prefix}{name}.")
 
 
 _EMPTY = object()
