@@ -22,7 +22,7 @@ from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import Frame
 from udflow.analysis.model import RAISES, ExplodeModel, GroupFilterModel
-from udflow.analysis.properties import BINARY_KINDS, Evidence, RaiseSite, UdfProperties
+from udflow.analysis.properties import BINARY_KINDS, EmitShape, Evidence, RaiseSite, UdfProperties
 from udflow.analysis.state import RECORD_KINDS, Analysis, Impure, Unit, unit_of
 from udflow.analysis.syntax import always_returns, is_generator
 from udflow.analysis.values import (
@@ -44,6 +44,10 @@ from udflow.field_types import python_family
 from udflow.plan import function_location
 
 GROUP_KINDS = ("reduce", "cogroup")
+
+# The words of an `opaque` answer given because the analysis itself failed (origin "internal"):
+# never the user's fault, and a test over a corpus of functions asserts it never happens.
+INTERNAL_ERROR = "udflow's analysis failed with an internal error"
 
 
 def opaque(kind: str, sides: tuple, reason: str, location: str, line: int = 0, file: str = "",
@@ -114,8 +118,9 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
     except RecursionError:
         return opaque(kind, sides, "too deeply nested to analyse", location, origin="analysis")
     except Exception as err:  # a construct the interpreter mishandles must never be trusted
-        return opaque(kind, sides, f"the analysis failed ({type(err).__name__}: {err}); treated as opaque",
-                      location, origin="analysis")
+        return opaque(kind, sides, f"{INTERNAL_ERROR} ({type(err).__name__}: {err}): a bug in udflow, not in "
+                      "this function; it runs as written, as Python, and nothing moves across it",
+                      location, origin="internal")
 
 
 def _entry_frame(an: Analysis, unit: Unit, sides, kind, bound, bound_kw) -> Frame:
@@ -188,6 +193,7 @@ class _Rec:
         self.removed: set = set()  # deleted on every path (kept even where the fields are unknown)
         self.unknown_sides: set = set()  # sides copied whose field names are unknown
         self.copied_sides: set = set()
+        self.maybe_copied: set = set()  # sides copied on some alternative
         self.dynamic = 0
 
 
@@ -199,6 +205,7 @@ def _resolve(an: Analysis, ref_id, pos: str, sides, seen=()) -> _Rec:
     seen = seen + (ref_id,)
     if obj.kind in ("input", "row"):
         out.copied_sides.add(obj.side)
+        out.maybe_copied.add(obj.side)
         if not sides[obj.side]:
             out.unknown_sides.add(obj.side)
         for name in sides[obj.side]:
@@ -246,6 +253,7 @@ def _merge(out: _Rec, base: _Rec) -> None:
     out.maybe_missing |= base.maybe_missing
     out.unknown_sides |= base.unknown_sides
     out.copied_sides |= base.copied_sides
+    out.maybe_copied |= base.maybe_copied
     out.dynamic = out.dynamic or base.dynamic
 
 
@@ -267,6 +275,7 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
     group_copied: set = set()
     output: Optional[set] = set()
     copy = True
+    emitted_shapes: list = []  # EmitShape per emitted record
     emitted_ids = {}
     for ref, line in an.emits:
         emitted_ids.setdefault((ref.id, ref.pos), line)
@@ -317,6 +326,7 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
                 writes.setdefault(name, (obj.write_lines.get(name, obj.line), "projected away"))
         if output is not None:
             output |= set(rec.fields)
+        emitted_shapes.append(_shape(rec, line))
     for d, line in an.emit_deps.items():
         if d == ORDER:
             raise Impure("which records are emitted depends on the order of the records in the group", line)
@@ -400,6 +410,32 @@ def _summarize(an: Analysis, unit: Unit, sides, kind: str, location: str) -> Udf
         changed=frozenset(changed) if kind != "filter" else frozenset(),
         output_types=tuple(sorted((n, f.pop()) for n, f in families.items() if len(f) == 1 and None not in f)),
         raises=tuple(sorted(an.raises.values(), key=lambda s: (s.line, s.op, s.name))),
+        emitted=None if kind == "filter" else tuple(emitted_shapes),
+    )
+
+
+def _shape(rec: "_Rec", line: int) -> EmitShape:
+    """The `EmitShape` of one emitted record: a field whose value is exactly one input's value
+    of the same name is carried; any other value is the function's own (blended where the
+    input's value of the field is among its possibilities)."""
+    carried, computed, blended = [], set(), set()
+    for name, value in rec.fields.items():
+        same = [a for a in value.atoms if isinstance(a, FieldOf) and a.name == name]
+        if len(value.atoms) == 1 and same:
+            carried.append((name, same[0].side))
+            continue
+        computed.add(name)
+        if same:
+            blended.add(name)
+    return EmitShape(
+        carried=tuple(sorted(carried)),
+        computed=frozenset(computed),
+        blended=frozenset(blended),
+        maybe_missing=frozenset(rec.maybe_missing),
+        removed=frozenset(rec.removed),
+        copied=frozenset(rec.copied_sides),
+        maybe_copied=frozenset(rec.maybe_copied),
+        line=line,
     )
 
 

@@ -140,8 +140,9 @@ def record_method(frame, e, ref: RecRef, name: str, values, kwargs) -> Val:
             result = result.join(NONE)
         if name == "pop":
             frame.delete(val(ref), ast.Constant(key.value), e, strict=len(values) < 2)
-        if name == "setdefault":
-            frame.set_field(obj, key.value, default, e, must=False, pos=ref.pos)
+        if name == "setdefault":  # afterwards the field is there, with its old value or the default
+            frame.set_field(obj, key.value, field_value.join(default), e, must=obj.block == frame.block,
+                            pos=ref.pos)
         return result
     if name == "copy" and not values:
         new = frame.alloc(e)

@@ -157,7 +157,7 @@ class ModelRecorder:
         for guards, outcome, _, _ in reversed(self.cases):
             kept = Lit(outcome == FORWARD)
             predicate = IfElse(_conjunction(guards), kept, predicate) if guards else kept
-        if predicate == IfElse(predicate.test, Lit(True), Lit(False)):
+        if isinstance(predicate, IfElse) and predicate == IfElse(predicate.test, Lit(True), Lit(False)):
             predicate = predicate.test  # emitted iff its truthiness: the test alone says it
         if not _group_level(predicate):
             return None, f"uses a record of the group outside an aggregate (line {first[3]})"

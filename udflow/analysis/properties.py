@@ -62,6 +62,37 @@ class RaiseSite:
 
 
 @dataclass(frozen=True)
+class EmitShape:
+    """One record a function emits, field by field, relative to its inputs (for the
+    field-flow check, `udflow.fieldflow`): which fields keep an input's value, which get a
+    value of the function's own, which are surely gone, and which inputs it copies whole.
+
+    - `carried`: (field, side): the field holds input `side`'s value of the same field;
+    - `computed`: fields given a value the function computes; `blended` those of them whose
+      value may also be the input's own value of the field (`r.setdefault("x", 0)`);
+    - `maybe_missing`: fields of the two above that some path leaves out;
+    - `removed`: fields surely absent (deleted, popped);
+    - `copied` / `maybe_copied`: inputs copied whole on every path / on some path, with
+      fields the analysis was not told of (an input whose fields are unknown);
+    - `line`: where the record is emitted.
+
+        def f(r):                          carried  ((a, 0), (b, 0))   computed {x}
+            out = {**r, "x": r["a"] + 1}   removed  {c}                copied   {0}
+            del out["c"]
+            return out
+    """
+
+    carried: tuple = ()
+    computed: frozenset = frozenset()
+    blended: frozenset = frozenset()
+    maybe_missing: frozenset = frozenset()
+    removed: frozenset = frozenset()
+    copied: frozenset = frozenset()
+    maybe_copied: frozenset = frozenset()
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class UdfProperties:
     """Read set, write set, emit bounds and the rest, for one function on one input schema.
 
@@ -76,13 +107,16 @@ class UdfProperties:
     - `output_fields`: the fields an output record may carry; None when unknown.
     - `new_fields`: fields the function creates (they enter the global record).
     - `evidence`: the source lines behind each property.
-    - `origin`: "analysis", "annotation" or "opaque".
+    - `origin`: "analysis", "annotation", "opaque" (no source), or "internal" (the analysis
+      failed: a bug in udflow, never trusted; see `analyzer.INTERNAL_ERROR`).
     - `group_copied`: (reduce, cogroup) fields copied from the group's first record.
     - `forwards_groups`: (reduce) each call emits its whole group unchanged, or nothing.
     - `forwards_sides`: (cogroup) the inputs i for which each call emits one record per
       record of its i-th group (that record, possibly extended with new fields), or nothing.
     - `state_reads`: mutable module globals / closure values the function reads.
     - `raises`: the operations that may raise on some input values (`RaiseSite`).
+    - `emitted`: what each emitted record carries (`EmitShape`); None where not known
+      (opaque functions, annotations).
     """
 
     kind: str
@@ -128,6 +162,7 @@ class UdfProperties:
     # exactly; None with `model_reason` (the construct, its line) otherwise.
     model: Any = field(default=None, compare=False)
     model_reason: str = ""
+    emitted: Optional[tuple] = None
 
     def values_changed(self) -> frozenset:
         """The fields whose values (hence types) may differ in an output record."""

@@ -350,6 +350,8 @@ def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: 
                    for r in rows):                 sid <=> k0, "left_semi")
                 yield from rows
     """
+    if isinstance(model.predicate, Lit):  # `yield from rows`: every group, or none, whole
+        return (df if model.predicate.value else df.where(F.lit(False))), nonnull
     names = [KEPT_KEY.format(i) for i in range(len(key))]
     kept = _keys_with_any(df, key, model.predicate, where, nonnull, names)
     if kept is None:
