@@ -9,6 +9,7 @@ from importlib import import_module
 
 from udflow.errors import (
     AnalysisError,
+    FieldCollisionError,
     FlowConstructionError,
     OptimizationError,
     UdflowError,
@@ -36,6 +37,7 @@ __all__ = [
     "UdflowError",
     "FlowConstructionError",
     "UdfRuntimeError",
+    "FieldCollisionError",
     "AnalysisError",
     "OptimizationError",
 ]

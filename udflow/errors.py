@@ -17,6 +17,20 @@ class UdfRuntimeError(UdflowError):
     """A user function raised, or returned something of the wrong shape, at run time."""
 
 
+class FieldCollisionError(UdfRuntimeError):
+    """The two records a concatenation (`match`/`cross` with `f=None`) puts together both
+    carry a field that construction could not see on both sides (one of them comes from a
+    function the analysis cannot read): `{**left, **right}` would silently keep one value.
+    Raised by both engines, with the same message (`collision_message`)."""
+
+
+def collision_message(label: str, name: str) -> str:
+    return (f"{label}: the left and the right record both carry field {name!r}, so the concatenation "
+            f"{{**left, **right}} would silently keep one of the two values; give the field another "
+            f"name in one input (source(..., prefix=...), or in the function that writes it), or pass "
+            f"f=lambda left, right: ... to say which to keep")
+
+
 class AnalysisError(UdflowError):
     """A function could not be analysed in a way the caller asked for."""
 

@@ -20,7 +20,8 @@ not, by object identity), and 0.0 and -0.0 are one value in both.
 
 `f(x)` contributes one record when it returns a dict and every record it
 yields when it is a generator; Reduce and CoGroup functions must yield. `f=None`
-in Match and Cross is the concatenation `{**r, **s}`. Records are plain dicts;
+in Match and Cross is the concatenation `{**r, **s}`, refused (`FieldCollisionError`) where the
+two records share a field: which value to keep would be a guess. Records are plain dicts;
 a bag is a list whose order means nothing.
 """
 
@@ -30,7 +31,7 @@ import inspect
 from typing import Any, Callable, Iterable, Iterator
 
 from udflow import keytypes, sources
-from udflow.errors import KeyTypeError, UdflowError, UdfRuntimeError, user_failure
+from udflow.errors import FieldCollisionError, KeyTypeError, UdflowError, UdfRuntimeError, collision_message, user_failure
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 
 Record = dict
@@ -167,6 +168,9 @@ def check_key_types(node: Match | CoGroup, left: list[Record], right: list[Recor
 
 def _pair(node: Match | Cross, l: Record, r: Record) -> list[Record]:
     if node.fn is None:
+        shared = l.keys() & r.keys()
+        if shared:
+            raise FieldCollisionError(collision_message(node.label, min(shared)))
         return [{**l, **r}]
     return emitted(node, lambda: node.fn(dict(l), dict(r)), lambda: f"left {l!r}, right {r!r}")
 

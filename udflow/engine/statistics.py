@@ -29,6 +29,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterable, Optional
 
+from udflow.errors import FieldCollisionError
 from udflow.engine.hints import hint_of
 from udflow.engine.keysample import key_figures
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
@@ -387,13 +388,23 @@ def run_every_subtree(plan: Node, run) -> dict[str, tuple[int, float, list]]:
             rows = run(node)
         else:
             inputs = tuple(_held(child, visit(child)) for child in node.inputs)
-            rows = run(node.with_inputs(*inputs))
+            try:
+                rows = run(node.with_inputs(*inputs))
+            except FieldCollisionError:  # raised when the plan runs; for estimates, the pairs kept apart
+                rows = run(node.with_inputs(inputs[0], _apart(inputs[1], inputs[0].fields, node)))
         width = sum(record_bytes(r) for r in rows) / len(rows) if rows else 0.0
         sizes[node.label] = (len(rows), width, rows)
         return rows
 
     visit(plan)
     return sizes
+
+
+def _apart(right: Source, left_fields: tuple, node: Node) -> Source:
+    """The right input's sample without the fields the left one carries (keys aside)."""
+    dropped = set(left_fields) - set(getattr(node, "right_key", ()))
+    rows = [{f: v for f, v in r.items() if f not in dropped} for r in right.rows]
+    return _held(right, rows)
 
 
 def _held(node: Node, rows: list) -> Source:

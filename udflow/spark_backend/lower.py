@@ -63,7 +63,7 @@ from pyspark.sql.types import BinaryType, DoubleType, FloatType, StructField, St
 from udflow.errors import UdflowError
 from udflow.fields import only_fields, output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import native_groups, native_ops, scalar
+from udflow.spark_backend import collisions, native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
@@ -167,7 +167,8 @@ class Lowering:
         native = self._native(node, key)
         if native is not None:
             return native
-        udf = Udf(node.label, function_location(node.fn), node.fn, "map")
+        udf = Udf(node.label, function_location(node.fn), node.fn, "map",
+                  input_fields=tuple(sorted(output_fields(node.input) or ())))
         if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
             inp = self.lower(node.input, key)
             columns = None if inp.pickled else _read_columns(node, inp.df.schema)
@@ -270,18 +271,24 @@ class Lowering:
         left, right = self._aligned(node, *self._hinted(node))
         on = F.expr(" AND ".join(f"{ident(a)} = {ident(b)}" for a, b in zip(node.left_key, node.right_key)))
         keys = frozenset(node.left_key) | frozenset(node.right_key)  # a None key matches nothing
-        return self._pairs(node, left, left.join(right, on, "inner"), key, self._sides_nonnull(node) | keys)
+        return self._pairs(node, left, right, lambda r: left.join(r, on, "inner"), key,
+                           self._sides_nonnull(node) | keys)
 
     def cross(self, node: Cross, key: Optional[tuple]) -> Lowered:
         left, right = self._hinted(node)
-        return self._pairs(node, left, left.crossJoin(right), key, self._sides_nonnull(node))
+        return self._pairs(node, left, right, left.crossJoin, key, self._sides_nonnull(node))
 
     def _sides_nonnull(self, node: Match | Cross) -> frozenset:
         """The fields the operators below either side prove never None."""
         return self.lower(node.left).nonnull | self.lower(node.right).nonnull
 
-    def _pairs(self, node: Match | Cross, left: DataFrame, joined: DataFrame, key: Optional[tuple],
+    def _pairs(self, node: Match | Cross, left: DataFrame, right: DataFrame, join: Callable, key: Optional[tuple],
                nonnull: frozenset) -> Lowered:
+        shared = collisions.shared_columns(left, right) if node.fn is None else []
+        if shared:  # a field construction could not see on both sides: refused on the first pair
+            joined = collisions.refused(node.label, join(collisions.renamed_apart(right, shared)), shared)
+            return Lowered(joined, pickled=False, nonnull=nonnull)
+        joined = join(right)
         if node.fn is None:  # concatenation {**l, **r}: the join's own output
             return Lowered(joined, pickled=False, nonnull=nonnull)
         native = self._native_pairs(node, joined, nonnull)

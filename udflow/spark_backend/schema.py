@@ -193,6 +193,10 @@ def output_schema(
         names.update(dict.fromkeys(r))
     names.update(dict.fromkeys(sorted(known_fields or ())))
     names.update(dict.fromkeys(declared))
+    if complete and not sample and known_fields is None:
+        # no record at all: any columns are right, and the input's let the operators above
+        # find the fields a function that copies its input would have passed on
+        names.update(dict.fromkeys(inherited))
     out = []
     for name in names:
         values = [r[name] for r in sample if r.get(name) is not None]

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import pyarrow as pa
 
-from udflow.errors import UdfRuntimeError, user_failure
+from udflow.errors import FieldCollisionError, UdfRuntimeError, user_failure
 from udflow.spark_backend.arrow_values import exact_array, holds_exactly
 from udflow.sources import SourceValueError
 
@@ -54,6 +54,21 @@ def _decoded(chunks: str) -> str:
     return "".join(base64.b64decode(re.sub(r"\s", "", c)).decode() for c in chunks.split("."))
 
 
+# A marked message may name the UdfRuntimeError subclass the driver raises: "@Name:" first.
+_TYPED = {"FieldCollisionError": FieldCollisionError}
+
+
+def typed_message(error: str, message: str) -> str:
+    return f"@{error}:{message}"
+
+
+def _runtime_error(message: str) -> UdfRuntimeError:
+    for name, cls in _TYPED.items():
+        if message.startswith(f"@{name}:"):
+            return cls(message[len(name) + 2:])
+    return UdfRuntimeError(message)
+
+
 @contextmanager
 def translated() -> Iterator[None]:
     """Run a Spark action; a marked failure inside it surfaces as a UdfRuntimeError, and
@@ -64,12 +79,12 @@ def translated() -> Iterator[None]:
         with quiet_task_failures():
             yield
     except MarkedFailure as exc:  # raised on the driver itself
-        raise UdfRuntimeError(exc.message) from None
+        raise _runtime_error(exc.message) from None
     except Exception as exc:  # noqa: BLE001 - only marked failures are translated
         text = str(exc)
         found = _MARKER.search(text) or _MARKER.search(repr(getattr(exc, "desc", "")))
         if found is not None:
-            raise UdfRuntimeError(_decoded(found.group(1))) from None
+            raise _runtime_error(_decoded(found.group(1))) from None
         malformed = _MALFORMED.search(text)
         if malformed is not None:
             raise SourceValueError(
@@ -98,6 +113,9 @@ class Udf:
     fn: Callable
     kind: str
     left_fields: tuple[str, ...] = ()
+    # the fields of the whole input record, for "did you mean" where the function is shown
+    # only the columns it reads (a scalar UDF); () when not known
+    input_fields: tuple[str, ...] = ()
 
     def fail(self, what: str, shown: Any) -> MarkedFailure:
         """`shown` is the record, or a callable describing it (built only when something failed)."""
@@ -111,7 +129,7 @@ class Udf:
         try:
             return fn(*args)
         except Exception as exc:  # noqa: BLE001 - reported with operator, function and record
-            fields = shown.keys() if isinstance(shown, dict) else None
+            fields = self.input_fields or (shown.keys() if isinstance(shown, dict) else None)
             raise self.fail(user_failure(exc, self.fn, fields), shown) from None
 
     def records(self, result: Any, shown: Any) -> list[dict]:
