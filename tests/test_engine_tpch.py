@@ -172,6 +172,9 @@ def test_q7_and_q15_plan_counts(q7, q15):
     intern = {str(a.node) for a in q7.alternatives}
     assert len(intern) == len(q7.alternatives)  # no duplicates
     assert any(a.node == q7.original.root for a in q7.alternatives)
+    # the field-flow check (issue 28) refuses none of the rules' plans
+    assert not q7.alternatives.refused and not q15.alternatives.refused
+    assert all(a.field_flow.ok for a in (*q7.alternatives, *q15.alternatives))
 
 
 def test_q7_chosen_plan_on_spark_equals_duckdb(tpch_dir, q7, spark):

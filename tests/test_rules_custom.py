@@ -88,3 +88,13 @@ def test_a_rule_whose_clauses_do_not_parse_is_named():
     flow = uf.source("t", rows=ROWS).filter(C.positive)
     with pytest.raises(UdflowError, match="broken_rule"):
         RuleBook(flow.root, rules=[*builtin_rules(), broken])
+
+
+def test_the_field_flow_check_keeps_a_filter_copied_into_both_inputs_of_a_union():
+    """the copy (`Filter(positive)'`) reads, with the original, what the filter read as written"""
+    flow = uf.source("t", rows=ROWS).apply(C.UNION, uf.source("u", rows=OTHER)).filter(C.positive)
+    opt = uf.optimize(flow, mode="full")
+    assert not opt.alternatives.refused, [str(v) for _, v in opt.alternatives.refused]
+    assert any(a.certificates for a in opt.alternatives)
+    for alt in opt.alternatives:
+        assert bag(alt.collect(engine="reference")) == bag(flow.collect(engine="reference"))

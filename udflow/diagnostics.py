@@ -74,6 +74,34 @@ def check_key_types(label: str, pairs: Iterable[tuple[str, Optional[str], str, s
             )
 
 
+def check_foreign_keys(root: Node) -> None:
+    """Every foreign key of the flow's sources points at something that can be right: a table
+    of the flow with the named columns, or a table the flow does not read at all (a schema's
+    foreign keys name them all; they are then unused). A table name close to one the flow
+    reads is a typo, refused with the closest names."""
+    import difflib
+
+    sources = [n for n in root.walk() if isinstance(n, Source)]
+    columns_of = {}
+    for s in sources:
+        columns_of.setdefault(s.table, set()).update(s.columns)
+    for s in sources:
+        for fk in s.foreign_keys:
+            where = f"source {s.table!r}: foreign key {list(fk.fields)} -> {fk.target!r} {list(fk.target_fields)}"
+            if fk.target not in columns_of:
+                near = difflib.get_close_matches(fk.target, sorted(columns_of), n=1, cutoff=0.8)
+                if near:
+                    raise FlowConstructionError(f"{where}: the flow reads no table {fk.target!r}; "
+                                                f"did you mean {near[0]!r}?")
+                continue
+            for f in fk.target_fields:
+                if f not in columns_of[fk.target]:
+                    raise FlowConstructionError(
+                        f"{where}: table {fk.target!r} has no column {f!r};"
+                        f"{closest(f, columns_of[fk.target]) or ''} (columns: "
+                        f"{', '.join(sorted(columns_of[fk.target]))})")
+
+
 def check_rows_types(name: str, fields: Iterable[str], rows: list[dict]) -> None:
     """An in-memory source's field holds values one column can store (as on Spark, where a
     column has one type: ints and floats mixed become doubles); otherwise the engines differ."""

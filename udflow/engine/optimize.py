@@ -18,6 +18,7 @@ far is returned and `explain()` says so.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import time
 from bisect import bisect_left
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from udflow.diagnostics import proved_for
+from udflow.diagnostics import check_foreign_keys, proved_for
 from udflow.engine.budget import Clock, Progress
 from udflow.engine.cost import CostModel
 from udflow.engine.greedy import Descent
@@ -105,6 +106,7 @@ def optimize(
     calls, for plans run with `collect(native=False)`.
     """
     _check_arguments(flow, properties, mode, budget_s, keep, resolution)
+    check_foreign_keys(flow.root)
     from udflow.rules import RuleBook
 
     root = flow.root
@@ -135,7 +137,11 @@ def optimize(
         timings["rulebook"] = asked.seconds  # the part of "search" spent inside RuleBook.exchanges
 
         started = time.perf_counter()
-        ranked = rank(found, root, model, resolution, proved)
+        found, refused = field_flow_checked(found, root, properties)
+        timings["field_flow"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        ranked = rank(found, root, model, resolution, proved, refused.verdicts)
         timings["costing"] = time.perf_counter() - started
 
     root_id = interner.id_of(root)
@@ -154,7 +160,8 @@ def optimize(
     return Optimized(
         original=original,
         alternatives=Alternatives(ranked, mode, found.considered, count=found.count,
-                                  complete=found.complete, reason=reason, resolution=resolution),
+                                  complete=found.complete, reason=reason, resolution=resolution,
+                                  refused=refused.plans),
         model=model,
         properties=properties,
         timings=timings,
@@ -293,8 +300,32 @@ def statistics_of(root: Node) -> dict:
     return {n.label: source_statistics(n, keys) for n in root.walk() if isinstance(n, Source)}
 
 
+@dataclass(frozen=True)
+class Checked:
+    """The field-flow verdicts of the candidates (by node id) and the plans refused."""
+
+    verdicts: dict
+    plans: tuple
+
+
+def field_flow_checked(found: Found, root: Node, properties: str) -> tuple[Found, Checked]:
+    """`found` without the candidates the field-flow check refuses (`udflow.fieldflow`):
+    every plan kept reads, writes and outputs its fields as the plan as written does."""
+    from udflow.fieldflow import FieldFlow
+
+    flow_check = FieldFlow(root, properties)
+    verdicts, kept, refused = {}, [], []
+    for candidate in found.candidates:
+        verdict = verdicts.get(id(candidate.node)) or flow_check.check(candidate.node)
+        verdicts[id(candidate.node)] = verdict
+        (kept if verdict.ok else refused).append(candidate)
+    verdicts[id(root)] = flow_check.check(root)
+    plans = tuple((c.node, verdicts[id(c.node)]) for c in refused)
+    return dataclasses.replace(found, candidates=kept), Checked(verdicts, plans)
+
+
 def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUTION,
-         proved: tuple = ()) -> list[Alternative]:
+         proved: tuple = (), verdicts: Optional[dict] = None) -> list[Alternative]:
     """Cost the candidates (and the plan as written, always shown) and order them, the chosen
     plan first (`engine/ties.py`): a plan's rank is 1 + the number of candidates estimated
     better than it beyond the `resolution`; the plans ranking #1 come first, fewest rewrites
@@ -316,5 +347,6 @@ def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUT
         tied = r == 1
         order = (0, len(c.chain), cost, i) if tied else (1, 0, cost, i)
         out.append((order, Alternative(node=c.node, cost=cost, rank=r, certificates=CertificateChain(c.chain),
-                                       estimate=model.estimate(c.node), model=model, proved_for=proved)))
+                                       estimate=model.estimate(c.node), model=model, proved_for=proved,
+                                       field_flow=(verdicts or {}).get(id(c.node)))))
     return [a for _, a in sorted(out, key=lambda t: t[0])]

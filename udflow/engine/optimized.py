@@ -38,6 +38,8 @@ class Alternative:
     estimate: Optional[Estimate] = field(default=None, compare=False, repr=False)
     model: Optional[CostModel] = field(default=None, compare=False, repr=False)
     proved_for: tuple = field(default=(), compare=False, repr=False)  # `diagnostics.proved_for`
+    # The field-flow check this plan passed (`udflow.fieldflow`): every field it relied on
+    field_flow: Any = field(default=None, compare=False, repr=False)
 
     @property
     def hints(self) -> tuple[tuple[str, str], ...]:
@@ -71,7 +73,9 @@ class Alternatives(tuple):
     `considered`: plans streamed (full), multi-expressions (pruned), neighbours costed
     (greedy). `complete`: False when the budget ran out. `reason`: why this mode ran.
     `resolution`: the relative cost difference below which plans tie (`engine/ties.py`):
-    the plans ranking #1 (none estimated better) come first, fewest rewrites first."""
+    the plans ranking #1 (none estimated better) come first, fewest rewrites first.
+    `refused`: (plan, `FieldFlowVerdict`) of every plan the search found and the field-flow
+    check refused (`udflow.fieldflow`); none is among the plans kept."""
 
     mode: str
     considered: int
@@ -81,8 +85,9 @@ class Alternatives(tuple):
     resolution: float
 
     def __new__(cls, items, mode: str, considered: int, *, count: Optional[int] = None,
-                complete: bool = True, reason: str = "", resolution: float = 0.0):
+                complete: bool = True, reason: str = "", resolution: float = 0.0, refused: tuple = ()):
         self = super().__new__(cls, items)
+        self.refused = refused
         self.mode = mode
         self.considered = considered
         self.count = count
@@ -215,6 +220,7 @@ class Optimized:
         if barriers:
             lines += ["", f"Barriers ({len(barriers)}): what kept operators where they are written"]
             lines += [f"  {line}" for line in barriers]
+        lines += self._refused_lines()
         lines.append("")
         lines.append(self._cost_breakdown(original, chosen))
         lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
@@ -223,6 +229,19 @@ class Optimized:
         if models:
             lines += ["", "What the modelled functions compute:"] + [f"  {line}" for line in models]
         return "\n".join(lines)
+
+    def _refused_lines(self) -> list[str]:
+        """The plans the rules allowed and the field-flow check refused (`udflow.fieldflow`)."""
+        refused = self.alternatives.refused
+        if not refused:
+            return []
+        problems = dict.fromkeys(str(p) for _, verdict in refused for p in verdict.problems)
+        lines = ["", f"Refused by the field-flow check ({len(refused)} plan(s) the rules allowed; "
+                     "docs/rules.md, \"Field flow\"):"]
+        lines += [f"  {p}" for p in list(problems)[:5]]
+        if len(problems) > 5:
+            lines.append(f"  ... and {len(problems) - 5} more")
+        return lines
 
     def _gain(self) -> str:
         """The chosen plan's estimated gain, never rounded to look like one that is not there."""
@@ -275,7 +294,9 @@ class Optimized:
         if props.pure:
             return []
         why = [e.note + (f", line {e.line}" if e.line else "") for e in props.evidence if e.prop == "impure"]
-        what = "has no source to analyse" if props.origin == "opaque" else "is impure"
+        what = {"opaque": "has no source to analyse",
+                "internal": "was not analysed (an internal error of udflow's, please report it)"}.get(
+                    props.origin, "is impure")
         why_text = "; ".join(dict.fromkeys(w for w in why if w)) or "the analysis cannot prove it harmless"
         return [f"{node.label}: {props.location or node.label} {what} ({why_text}), "
                 "so no operator moves across it"]

@@ -18,8 +18,9 @@ emits exactly one record and writes nothing.
 Facts are *position independent*: a moved operator keeps its function, so its
 read and write sets (named by global-record attributes) move with it. What
 depends on the position - which attributes a subtree can carry - is computed
-from `origin` facts: an attribute enters the plan at exactly one source or
-operator, so a subtree can only carry attributes whose origin lies inside it.
+from `origin` facts: an attribute enters the plan at one source or operator
+(and at every operator whose output fields are unknown, which may make any
+field), so a subtree can only carry attributes whose origin lies inside it.
 """
 
 from __future__ import annotations
@@ -310,11 +311,13 @@ def flow_facts(root: Node, provider: PropertiesProvider, memo: Optional[dict] = 
         attributes.update(facts.new_fields)
         attributes.update(facts.reads | facts.writes)
     # An operator whose output fields are unknown (an impure function, an opaque custom
-    # operator) may create any field: it is an origin of every field nobody else creates.
+    # operator) may create any field: it is an origin of every field, those that others
+    # create too (a Map writing `x` is not moved across a concatenation whose other input
+    # may carry an `x` such an operator made).
     wildcards = {o.label for o in ops.values() if o.outputs is None and not o.pure}
     for a in attributes:
-        if a not in origin and wildcards:
-            origin[a] = set(wildcards)
+        if wildcards:
+            origin[a] = origin.get(a, set()) | wildcards
     frozen_origin = {a: frozenset(o) for a, o in origin.items()}
     return FlowFacts(ops, sources, frozenset(attributes), frozen_origin)
 

@@ -21,12 +21,13 @@ state_barrier
     (`UdfProperties.state_reads`) keeps its order with every impure operator,
     which may write it: the move may not change which of the two runs first.
 
-raise_guard
+raise_guard, key_type_guard
     A function that may raise (`UdfProperties.raises`) is not moved below an
     operator that, in the plan as written, ran before it and may drop records
     (a filter, a join, a Reduce): that operator may be what kept it from the
     records it raises on. Sites proven safe by the fields' types
-    (`udflow.field_types`) do not count.
+    (`udflow.field_types`) do not count. A Match or CoGroup joining on a key an
+    operator computes may raise too (`KeyTypeError`, keys of two types meet).
 
         before:  Map(12 // c_v)            after:  Match(b_k=c_k)
                    Match(b_k=c_k)                    R
@@ -46,7 +47,7 @@ from udflow.rules.certificate import Reason
 def guard_reasons(book, rule: str, move, after: Node) -> list[Reason]:
     """Why the move breaks one of the guards (empty when it breaks none)."""
     return (same_fields(book, rule, move, after) + state_barrier(book, rule, move)
-            + raise_guard(book, rule, move, after))
+            + raise_guard(book, rule, move, after) + key_type_guard(book, rule, move, after))
 
 
 def same_fields(book, rule: str, move, after: Node) -> list[Reason]:
@@ -102,6 +103,45 @@ def raise_guard(book, rule: str, move, after: Node) -> list[Reason]:
                               detail=f"{label} may raise ({sites[0]}); as written {guards[0]} "
                                      f"runs before it and may drop the records it raises on"))
     return out
+
+
+def key_type_guard(book, rule: str, move, after: Node) -> list[Reason]:
+    """A Match or CoGroup on a key field some operator computes may meet keys of two types at
+    run time (`KeyTypeError`; a source's key fields have one type, checked when the flow is
+    built): it is not moved above a guard that, as written, dropped records before it, so
+    that no reordering makes it meet values the plan as written never showed it."""
+    out = []
+    for label in (move.upper.label, move.lower.label):
+        facts = book.op(label)
+        if facts is None or facts.kind not in ("match", "cogroup"):
+            continue
+        below = book.below_as_written(label) | book.labels_in(_find(after, label))
+        computed = [k for key in facts.keys for k in key if _computed(book, k, below)]
+        if not computed:
+            continue
+        lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))
+        guards = sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
+        if guards:
+            out.append(Reason(rule, "may meet keys of two types a guard below it drops", computed[0],
+                              (label, guards[0]),
+                              detail=f"{label} joins on {computed[0]}, which an operator computes; as written "
+                                     f"{guards[0]} runs before it and may drop the records whose key "
+                                     f"has another type"))
+    return out
+
+
+def _computed(book, field: str, below: frozenset) -> bool:
+    """Whether an operator among `below` (below the join as written, or after the move) may
+    give `field` its value: it makes the field, or changes it."""
+    origins = book.facts.origin.get(field, ())
+    for label in below:
+        o = book.facts.ops.get(label)
+        if o is None:
+            continue  # a source: its fields have one type, checked when the flow was built
+        changed = o.props.values_changed() if o.props is not None and o.pure else o.writes
+        if label in origins or field in changed:
+            return True
+    return False
 
 
 def may_drop(facts) -> bool:

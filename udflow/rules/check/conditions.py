@@ -9,7 +9,7 @@ exchange must also meet.
 
 from __future__ import annotations
 
-from udflow.plan import Node, Source
+from udflow.plan import CoGroup, Match, Node, Source
 from udflow.rules.check.keys import invariant, reduce_shape, theorem4
 from udflow.rules.check.operators import Op, effective_writes, op, properties
 from udflow.rules.check.tree import Tree, crossed_labels, find, rebuild
@@ -158,6 +158,39 @@ def guards(u: Op, l: Op, before: Tree, after: Tree, root: Node, nodes: dict, man
             if other.state_reads and not props[x.label].pure:
                 out.append(f"{y} reads module state that {x.label}, impure, may change")
     out += _raise_guard(u, l, before, after, root, nodes, props, manual)
+    out += _key_type_guard(u, l, before, after, root, nodes, manual)
+    return out
+
+
+def _key_type_guard(u, l, before, after, root, nodes, manual) -> list[str]:
+    """A Match or CoGroup on a key field an operator gives a value keeps, below it, every
+    record-dropping operator that ran before it as written (it may meet keys of two types)."""
+    def given_by_an_operator(name, below):
+        for label in below:
+            n = nodes.get(label)
+            if n is None or isinstance(n, Source):
+                continue
+            p = properties(n, manual)
+            if name in (p.values_changed() if p.pure else p.writes):
+                return True
+            if (p.output_fields is None and not p.pure) or name in p.new_fields:
+                return True  # made by an operator: a new field, or any field an opaque one may make
+        return False
+
+    as_written = {n.label: {m.label for m in n.walk()} - {n.label} for n in root.walk()}
+    out = []
+    for x in (u, l):
+        node = nodes.get(x.label)
+        if not isinstance(node, (Match, CoGroup)) or find(after, x.label) is None:
+            continue
+        below = as_written[x.label] | (find(after, x.label).labels() - {x.label})
+        computed = [k for k in (*node.left_key, *node.right_key) if given_by_an_operator(k, below)]
+        lost = (find(before, x.label).labels() - find(after, x.label).labels()) & as_written[x.label]
+        for g in sorted(lost):
+            o = None if isinstance(nodes[g], Source) else op(nodes[g], manual)
+            if computed and o is not None and (o.kind != "map" or o.emits[0] < 1):
+                out.append(f"{x.label} joins on {computed[0]}, which an operator computes, and moves above {g}, "
+                           "which ran before it and may drop the records whose key has another type")
     return out
 
 

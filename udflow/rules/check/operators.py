@@ -98,7 +98,8 @@ def effective_writes(o: Op, everything: frozenset) -> frozenset:
 
 def attribute_origins(root: Node, manual: bool) -> dict[str, set]:
     """Where each attribute enters the plan; an impure operator with unknown outputs may
-    create any attribute, so it is where every attribute that enters nowhere else may enter."""
+    create any attribute, so every attribute may enter there too (issue 28: an `x` another
+    operator writes may also be the one an opaque operator made)."""
     out: dict[str, set] = {}
     mentioned: set = set()
     unknown_outputs: set = set()
@@ -113,7 +114,7 @@ def attribute_origins(root: Node, manual: bool) -> dict[str, set]:
         mentioned |= o.reads | o.writes
         if o.outputs is None and not o.pure:
             unknown_outputs.add(n.label)
-    for a in mentioned - set(out):
+    for a in mentioned | set(out):
         if unknown_outputs:
-            out[a] = set(unknown_outputs)
+            out[a] = out.get(a, set()) | unknown_outputs
     return out
