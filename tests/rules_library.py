@@ -90,6 +90,33 @@ def a_groups_with_pos(rows):
         yield from rows
 
 
+# -- issue 28's families: writes the analysis cannot read exactly, or only for one position ----
+
+
+def _first_value(a_v=None, b_v=None, **rest):
+    return a_v if a_v is not None else b_v
+
+
+def helper_x(r):
+    """`**r` into a helper: unknown writes."""
+    return {**r, "x": _first_value(**r)}
+
+
+def setdefault_x(r):
+    r.setdefault("x", 0)
+    return r
+
+
+def yield_from_x(r):
+    yield from _with_x(r)
+
+
+def _with_x(r):
+    yield r
+    if r.get("b_v"):
+        yield {**r, "x": 1}
+
+
 # name -> (kind, function, needed fields, key for reduces)
 UNARY = {
     "a_v_pos": ("filter", a_v_pos, {"a_v"}, None),
@@ -110,11 +137,17 @@ UNARY = {
     "count_a[a_k,b_v]": ("reduce", count_a, {"a_k", "b_v"}, ["a_k", "b_v"]),
     "a_groups_with_pos[a_k]": ("reduce", a_groups_with_pos, {"a_k", "a_v"}, ["a_k"]),
 }
+# issue 28's families, drawn by their own differential test
+FAMILIES = {
+    "helper_x": ("map", helper_x, {"a_v"}, None),
+    "setdefault_x": ("map", setdefault_x, {"b_k"}, None),
+    "yield_from_x": ("map", yield_from_x, {"b_v"}, None),
+}
 
 
 def apply_unary(flow, name):
     """`flow` with the library operator `name` on top, or None when its fields are missing."""
-    kind, fn, needs, key = UNARY[name]
+    kind, fn, needs, key = UNARY[name] if name in UNARY else FAMILIES[name]
     fields = flow.fields or frozenset()
     if not needs <= fields:
         return None
@@ -172,6 +205,8 @@ def build(spec, bags):
                 flow = flow.cross(c)
             elif binaries[1] == "cogroup":
                 flow = flow.cogroup(c, on=("a_k", "c_k"), f=pair_up)
+            elif binaries[1] == "cogroup_outer":
+                flow = flow.cogroup(c, on=("a_k", "c_k"), f=left_outer_fill)
             else:
                 flow = flow.cogroup(c, on=("a_k", "c_k"), f=with_c_count)
     return stack(flow, top)
@@ -182,6 +217,18 @@ def pair_up(left, right):
     for p in left:
         for o in right:
             yield {**p, **o, "n_c": len(right)}
+
+
+def left_outer_fill(left, right):
+    """Its output depends on its position: the left record alone, c's fields filled with None,
+    where c has no group."""
+    right = list(right)
+    for p in left:
+        if right:
+            for o in right:
+                yield {**p, **o}
+        else:
+            yield {**p, "c_k": None, "c_v": None}
 
 
 def with_c_count(left, right):
