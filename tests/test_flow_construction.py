@@ -105,3 +105,41 @@ def test_one_source_used_on_both_sides_is_refused():
     message = str(err.value)
     assert "Cross(concat)" in message
     assert "Source(nation)" in message and "both sides" in message
+
+
+# -- issue 31, item 5: sources say no to what cannot be right ---------------------------------
+
+
+def _shop(foreign_keys):
+    orders = uf.source("orders", rows=[{"sku": 1, "qty": 2}], foreign_keys=foreign_keys)
+    products = uf.source("products", rows=[{"p_sku": 1, "p_name": "x"}], key=["p_sku"])
+    return orders.match(products, on=("sku", "p_sku"))
+
+
+def test_a_foreign_key_to_a_misspelt_table_is_refused_with_the_closest_name():
+    with pytest.raises(FlowConstructionError) as err:
+        uf.optimize(_shop({("sku",): ("prodcts", ("p_sku",))}))
+    assert "the flow reads no table 'prodcts'; did you mean 'products'?" in str(err.value)
+
+
+def test_a_foreign_key_to_a_misspelt_column_is_refused_with_the_closest_name():
+    with pytest.raises(FlowConstructionError) as err:
+        uf.optimize(_shop({("sku",): ("products", ("p_skuu",))}))
+    assert "table 'products' has no column 'p_skuu'; did you mean 'p_sku'?" in str(err.value)
+
+
+def test_a_foreign_key_to_a_table_the_flow_does_not_read_is_kept_unused():
+    """a schema's foreign keys name every table (TPC-H's lineitem -> part); a flow reads some"""
+    assert len(uf.optimize(_shop({("sku",): ("warehouse", ("w_sku",))})).alternatives) >= 1
+
+
+@pytest.mark.parametrize("build, wrong, right", [
+    (lambda: _shop(None).reduce(["p_skuu"], lambda rows: rows), "p_skuu", "p_sku"),
+    (lambda: uf.source("orders", rows=[{"sku": 1}], key=["skuu"]), "skuu", "sku"),
+    (lambda: uf.source("o", rows=[{"sku": 1}]).match(uf.source("p", rows=[{"p_sku": 1}]), on=("sku", "psku")),
+     "psku", "p_sku"),
+])
+def test_a_misspelt_key_gets_a_did_you_mean(build, wrong, right):
+    with pytest.raises(FlowConstructionError) as err:
+        build()
+    assert f"{wrong!r}" in str(err.value) and f"did you mean {right!r}?" in str(err.value)

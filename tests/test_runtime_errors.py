@@ -125,3 +125,21 @@ def test_a_long_record_is_shown_truncated(spark, engine):
     assert "Map(fails_on_long)" in message and "RuntimeError: too long" in message
     assert "xxxxxxxx" in message and "..." in message
     assert len(message) < 1200
+
+
+def order_total(r):
+    return {**r, "total": r["qty"] * r["unit_prise"]}
+
+
+@pytest.mark.spark
+def test_a_misspelt_field_gets_the_same_did_you_mean_on_both_engines(spark):
+    """the scalar UDF on Spark is shown only the columns its function reads; the hint comes
+    from the whole input record, as on the reference interpreter (issue 31, item 1)"""
+    flow = uf.source("orders", rows=[{"qty": 2, "unit_price": 3.0, "sku": "a"}]).map(order_total)
+    said = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as err:
+            flow.collect(engine=engine, spark=spark if engine == "spark" else None)
+        said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert said[0] == said[1]
+    assert "the record has no field 'unit_prise'; did you mean 'unit_price'?" in said[1]

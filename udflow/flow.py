@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import networkx as nx
 
 from udflow import diagnostics, sources
-from udflow.errors import FlowConstructionError
+from udflow.errors import FlowConstructionError, closest
 from udflow.fields import global_record, only_fields, output_fields, properties_of, read_projection  # noqa: F401
 from udflow.fields import selected_fields
 from udflow.plan import (
@@ -99,8 +99,8 @@ def _check_key(label: str, key: Fields, child: Node, side: str = "input") -> Non
     for k in key:
         if k not in carried:
             raise FlowConstructionError(
-                f"{label}: key field {k!r} is not carried by its {side} {child.label} "
-                f"(fields: {', '.join(sorted(carried))})"
+                f"{label}: key field {k!r} is not carried by its {side} {child.label};"
+                f"{closest(k, carried) or ''} (fields: {', '.join(sorted(carried))})"
             )
 
 
@@ -399,7 +399,8 @@ def _prefixed(name: str, spec: Fields, columns: Fields, prefix: str, what: str) 
         elif prefix + k in fields:
             out.append(prefix + k)
         else:
-            raise FlowConstructionError(f"source {name!r}: {what} field {k!r} is not one of its fields {fields}")
+            raise FlowConstructionError(f"source {name!r}: {what} field {k!r} is not one of its fields;"
+                                        f"{closest(k, fields) or ''} (fields: {', '.join(fields)})")
     return tuple(out)
 
 
