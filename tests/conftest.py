@@ -26,6 +26,7 @@ def spark():
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.memory", "2g")
         .config("spark.python.worker.reuse", "true")
+        .config("spark.python.daemon.module", "udflow.spark_backend.daemon")  # as the embedded session
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

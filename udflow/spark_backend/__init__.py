@@ -23,19 +23,29 @@ from typing import Any, Optional
 
 from udflow.errors import UdflowError
 from udflow.plan import Node
-from udflow.spark_backend import ship
-from udflow.spark_backend.lower import Lowering
-from udflow.spark_backend.schema import output_types
-from udflow.spark_backend.session import get_session
-from udflow.spark_backend.udf import translated
 
 Fields = Optional[tuple[str, ...]]  # the fields to keep (`udflow.fields.selected_fields`); None: all
 
 __all__ = ["collect", "to_dataframe", "write", "get_session", "output_types"]
 
+# Loaded on first use (PEP 562): the package is imported by everything below it, and the
+# Python workers' daemon (`daemon`) must import nothing that starts threads before it forks.
+_LAZY = {"get_session": "session", "output_types": "schema", "Lowering": "lower", "translated": "udf"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+
 
 def session_for(node: Node, spark: Any = None):
     """The session `node` runs on, its executors able to run `node`'s functions."""
+    from udflow.spark_backend import ship
+    from udflow.spark_backend.session import get_session
+
     session = get_session(spark)
     ship.prepare(session, node)
     return session
@@ -46,6 +56,8 @@ def to_dataframe(
 ):
     """The lowered DataFrame (only `fields`, when given). Errors in user functions surface
     when the caller runs an action."""
+    from udflow.spark_backend.lower import Lowering
+
     return Lowering(session_for(node, spark), hints, native=native).typed(node, fields)
 
 
@@ -54,6 +66,8 @@ def collect(
 ) -> list[dict]:
     """Run the plan on Spark; its records as dicts (a bag: the order means nothing), cut to
     `fields` when given (Spark then prunes what computes only the others)."""
+    from udflow.spark_backend.lower import Lowering
+
     lowering = Lowering(session_for(node, spark), hints, native=native)
     try:
         return lowering.records(node, fields)
@@ -78,6 +92,9 @@ def write(
     before, whatever the failed job created there (an empty folder, a
     `_temporary` folder) is removed too.
     """
+    from udflow.spark_backend.lower import Lowering
+    from udflow.spark_backend.udf import translated
+
     session = session_for(node, spark)
     lowering = Lowering(session, hints, native=native)
     existed = _exists(session, path)

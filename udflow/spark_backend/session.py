@@ -46,6 +46,7 @@ def get_session(spark: SparkSession | None = None) -> SparkSession:
         .config("spark.python.worker.reuse", "true")
         .config("spark.pyspark.python", sys.executable)
         .config("spark.driver.extraJavaOptions", EMBEDDED_JAVA_OPTIONS)
+        .config("spark.python.daemon.module", QUIET_DAEMON)
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -57,7 +58,17 @@ def get_session(spark: SparkSession | None = None) -> SparkSession:
 # into one method, and a native function with its Python-exact guards easily passes that
 # size (Spark itself only gives up at 64 KB, `spark.sql.codegen.hugeMethodLimit`, whose
 # documentation names this JVM limit). The embedded session's JVM compiles them anyway.
-EMBEDDED_JAVA_OPTIONS = "-XX:-DontCompileHugeMethods"
+#
+# Its logging is udflow's `log4j2.properties`: errors only, so that a normal run prints nothing
+# (Spark's default logs its profile, the host name it picked and a Hadoop warning at start-up).
+LOG4J_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+EMBEDDED_JAVA_OPTIONS = f'-XX:-DontCompileHugeMethods "-Dlog4j2.configurationFile={LOG4J_CONFIG}"'
+
+
+
+# PySpark's worker daemon without the BrokenPipeError tracebacks of samples (`daemon.py`);
+# only where the workers run this very interpreter, which has udflow.
+QUIET_DAEMON = "udflow.spark_backend.daemon"
 
 
 def embedded_shuffle_partitions() -> int:
