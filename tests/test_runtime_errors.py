@@ -143,3 +143,65 @@ def test_a_misspelt_field_gets_the_same_did_you_mean_on_both_engines(spark):
         said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
     assert said[0] == said[1]
     assert "the record has no field 'unit_prise'; did you mean 'unit_price'?" in said[1]
+
+
+def div_float(r):
+    return {**r, "x": r["f"] / r["z"]}
+
+
+def floordiv_int(r):
+    return {**r, "x": r["i"] // r["j"]}
+
+
+def mod_int(r):
+    return {**r, "x": r["i"] % r["j"]}
+
+
+def truediv_int(r):
+    return {**r, "x": r["i"] / r["j"]}
+
+
+def div_decimal(r):
+    return {**r, "x": r["d"] / r["d0"]}
+
+
+def plus_none(r):
+    return {**r, "x": r["n"] + 1}
+
+
+def less_none(r):
+    return {**r, "x": r["n"] < r["i"]}
+
+
+def strip_none(r):
+    return {**r, "x": r["sn"].strip()}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fn, said", [
+    (div_float, "ZeroDivisionError: float division by zero"),
+    (floordiv_int, "ZeroDivisionError: integer division or modulo by zero"),
+    (mod_int, "ZeroDivisionError: integer modulo by zero"),
+    (truediv_int, "ZeroDivisionError: division by zero"),
+    (div_decimal, "DivisionByZero: [<class 'decimal.DivisionByZero'>]"),
+    (plus_none, "TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'"),
+    (less_none, "TypeError: '<' not supported between instances of 'NoneType' and 'int'"),
+    (strip_none, "AttributeError: 'NoneType' object has no attribute 'strip'"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_native_error_is_said_in_pythons_words_on_both_engines(spark, fn, said):
+    """issue 31, item 1: a guard of the native form raises with Python's exception type and text"""
+    import decimal
+
+    from udflow.execution import runs_natively
+
+    row = {"f": 1.5, "z": 0.0, "i": 7, "j": 0, "d": decimal.Decimal("1.5"), "d0": decimal.Decimal(0),
+           "n": None, "sn": None}
+    flow = uf.source("t", rows=[row, {**row, "n": 1, "sn": "a"}]).map(fn)
+    assert runs_natively(flow.root), "the function should run as Spark expressions"
+    texts = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as err:
+            flow.collect(engine=engine, spark=spark if engine == "spark" else None)
+        texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert texts[0] == texts[1]
+    assert texts[1].startswith(said + " (line ")

@@ -38,6 +38,7 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
+import operator
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
@@ -47,7 +48,7 @@ from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import native_calls, nullness, sql
+from udflow.spark_backend import native_calls, nullness, python_words, sql
 from udflow.spark_backend.native_types import (
     INT_MAX,
     INT_MIN,
@@ -144,15 +145,24 @@ class NativeLowering:
 
     # -- errors ---------------------------------------------------------------------------
 
-    def error(self, message: str, *operands: Typed) -> str:
-        """SQL that raises `message`, naming the user's function and showing the record's read
+    def error(self, message, *operands: Typed) -> str:
+        """SQL that raises `message` (a text, or [(condition, text), ...] choosing one at run
+        time), naming the user's function and showing the record's read
         fields (and the operands, when they are plain columns or constants), marked as the
         Python path marks a failing function (`udf.MarkedFailure`), so that the driver reports
         it as a `UdfRuntimeError` like any error of the function. The constant text is encoded
         here, once; only the record is encoded per row, and only when it raises."""
         self.guards_made += 1
         at = f" (line {self.line})" if self.line else ""
-        chunks = [literal(b64(f"{self.where} raised {message}{at}\n  record: ")), "'.'", self._record_text()]
+
+        def head(text: str) -> str:
+            return literal(b64(f"{self.where} raised {text}{at}\n  record: "))
+
+        if isinstance(message, str):
+            first = head(message)
+        else:  # [(condition, text), ...]: the first whose condition holds, else the last
+            first = case([(cond, head(text)) for cond, text in message[:-1]], head(message[-1][1]))
+        chunks = [first, "'.'", self._record_text()]
         if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term
             values = sql.call("array", *[sql.cast(o.sql, "STRING") for o in operands])
             chunks += ["'.'", literal(b64("\n  operands: ")), "'.'", _base64_json(values)]
@@ -178,12 +188,18 @@ class NativeLowering:
         self.guards_made += len(guards)
         return case(guards, value)
 
-    def none_guard(self, what: str, *operands: Typed) -> list:
+    def none_guard(self, what: str, *operands: Typed, run=None) -> list:
+        """Raise where an operand is None; in Python's words (`python_words`) when `run`, the
+        operation as Python runs it, is given, else `TypeError: None in <what>`."""
         nullable = [o for o in operands if o.nullable]
         if not nullable:
             return []
         condition = " OR ".join(f"{o.sql} IS NULL" for o in nullable)
-        return [(f"({condition})", self.error(f"TypeError: None in {what}", *operands))]
+        cases = python_words.none_cases(run, tuple(o.family for o in operands),
+                                        tuple(o.nullable for o in operands)) if run is not None else []
+        message = [(" AND ".join(f"{operands[i].sql} IS NULL" for i in nones), text) for nones, text in cases] \
+            or f"TypeError: None in {what}"
+        return [(f"({condition})", self.error(message, *operands))]
 
     # -- leaves ---------------------------------------------------------------------------
 
@@ -256,17 +272,17 @@ class NativeLowering:
         families = {left.family, right.family}
         if not families <= {"int", "float", "decimal"}:
             if t.op == "+" and families == {"str"}:
-                guards = self.none_guard("'+'", left, right)
+                guards = self.none_guard("'+'", left, right, run=python_words.BINARY["+"])
                 return Typed(self.guarded(guards, sql.call("concat", left.sql, right.sql)), "str", False)
             raise NotNative(f"{t.op} on {left.family} and {right.family}")
         if families == {"float", "decimal"}:
             raise NotNative("float and Decimal do not mix in Python")
-        guards = self.none_guard(f"'{t.op}'", left, right)
+        guards = self.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY.get(t.op))
         family = "decimal" if "decimal" in families else "float" if "float" in families else "int"
         if t.op == "/":
             family = "decimal" if family == "decimal" else "float"
         if t.op in ("/", "//", "%") and not _nonzero_constant(t.right):
-            guards.append((f"({right.sql} = 0)", self.error(f"ZeroDivisionError: {t.op} by zero", left, right)))
+            guards.append((f"({right.sql} = 0)", self.error(_by_zero(t.op, left, right), left, right)))
         maker = native_calls.ARITH_MAKERS.get((t.op, family))
         if maker is None:
             raise NotNative(f"{t.op} on {family} values")
@@ -278,7 +294,7 @@ class NativeLowering:
         if x.family not in ("int", "float", "decimal"):
             raise NotNative(f"- on {x.family}")
         native_calls.exact_decimal_sign(x, "unary -")
-        guards = self.none_guard("unary -", x)
+        guards = self.none_guard("unary -", x, run=operator.neg)
         if x.family == "int":
             guards.append((f"({x.sql} = {literal(INT_MIN)})", self.error("int overflow past 64 bits", x)))
         return Typed(self.guarded(guards, f"(- {x.sql})"), x.family, False, decimal=x.decimal)
@@ -292,7 +308,7 @@ class NativeLowering:
         group = _ordered_group(left.family, right.family)
         if group is None:
             raise NotNative(f"{t.op} between {left.family} and {right.family}")
-        guards = self.none_guard(f"'{t.op}'", left, right)
+        guards = self.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY[t.op])
         order = native_calls.int_float_order(left, right)
         value = f"({left.sql} {t.op} {right.sql})" if order is None else f"({order} {t.op} 0)"
         if group == "float":  # Python: every ordering with NaN is False; Spark: NaN is largest
@@ -383,7 +399,7 @@ class NativeLowering:
         needle, haystack = self.lower(t.needle), self.lower(t.haystack)
         if haystack.family != "str" or needle.family not in ("str", "none"):
             raise NotNative(f"in on {needle.family} and {haystack.family}")
-        guards = self.none_guard("'in'", needle, haystack)
+        guards = self.none_guard("'in'", needle, haystack, run=python_words.contained)
         return Typed(self.guarded(guards, f"(instr({haystack.sql}, {needle.sql}) > 0)"), "bool", False)
 
     def _Slice(self, t) -> Typed:
@@ -403,6 +419,17 @@ class NativeLowering:
         if not native_calls.arity_fits(t.name, t.args):
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
         return maker(self, [self.lower(a) for a in t.args])
+
+
+def _by_zero(op: str, left: Typed, right: Typed):
+    """Python's words for `left op 0` (`python_words`); a Decimal 0 / 0 is another error
+    (InvalidOperation) than x / 0 (DivisionByZero), chosen where the guard fires."""
+    run, zero = python_words.BINARY[op], (python_words.ZERO, right.family)
+    text = python_words.words(run, left.family, zero) or f"ZeroDivisionError: {op} by zero"
+    undefined = python_words.words(run, (python_words.ZERO, left.family), zero)
+    if undefined is None or undefined == text:
+        return text
+    return [(f"({left.sql} = 0)", undefined), (None, text)]
 
 
 def _nonzero_constant(term: Expr) -> bool:

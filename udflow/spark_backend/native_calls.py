@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from udflow.spark_backend import sql
+from udflow.spark_backend import python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -182,7 +182,7 @@ def _call_abs(low, args):
     if x.family not in ("int", "float", "decimal"):
         raise NotNative(f"abs of {x.family}")
     exact_decimal_sign(x, "abs()")
-    guards = low.none_guard("abs()", x)
+    guards = low.none_guard("abs()", x, run=abs)
     if x.family == "int":
         guards.append((f"({x.sql} = {literal(INT_MIN)})", low.error("int overflow past 64 bits", x)))
     return Typed(low.guarded(guards, call("abs", x.sql)), x.family, False, decimal=x.decimal)
@@ -192,7 +192,7 @@ def _call_len(low, args):
     (x,) = args
     if x.family != "str":
         raise NotNative(f"len of {x.family}")
-    guards = low.none_guard("len()", x)
+    guards = low.none_guard("len()", x, run=len)
     return Typed(low.guarded(guards, cast(call("char_length", x.sql), "BIGINT")), "int", False)
 
 
@@ -200,7 +200,7 @@ def _str_strip(low, args):
     (x,) = args
     if x.family != "str":
         raise NotNative("strip of a non-str")
-    guards = low.none_guard("str.strip", x)
+    guards = low.none_guard("str.strip", x, run=python_words.stripped)
     return Typed(low.guarded(guards, call("regexp_replace", x.sql, literal(STRIP_PATTERN), "''")), "str", False)
 
 
@@ -209,17 +209,21 @@ def _str_affix(name: str):
         x, affix = args
         if x.family != "str" or affix.family != "str":
             raise NotNative("startswith/endswith of non-str values")
-        guards = low.none_guard("startswith/endswith", x, affix)
+        run = python_words.starts if name == "startswith" else python_words.ends
+        guards = low.none_guard("startswith/endswith", x, affix, run=run)
         return Typed(low.guarded(guards, call(name, x.sql, affix.sql)), "bool", False)
     return make
 
 
-def _date_part(name: str):
+def _date_part(name: str, attribute: str = ""):
+    attribute = attribute or name  # Python's name of the part (`.day`), where Spark's differs
+
     def make(low, args):
         (x,) = args
         if x.family != "date":
             raise NotNative("a date attribute of a non-date")
-        message = "AttributeError: 'NoneType' object has no attribute"
+        message = python_words.words(python_words.attribute(attribute), None) or \
+            "AttributeError: 'NoneType' object has no attribute"
         guards = [(f"({x.sql} IS NULL)", low.error(message, x))] if x.nullable else []
         return Typed(low.guarded(guards, cast(call(name, x.sql), "BIGINT")), "int", False)
     return make
@@ -229,7 +233,8 @@ def _min_max(name: str):
     def make(low, args):
         if len(args) < 2 or len({a.family for a in args}) != 1 or args[0].family not in ("int", "decimal", "str", "date"):
             raise NotNative("min/max of values of different types (Python keeps the first of equals)")
-        guards = low.none_guard("min()/max()", *args)
+        run = python_words.smallest if name == "least" else python_words.largest
+        guards = low.none_guard("min()/max()", *args, run=run)
         dec = None
         if args[0].family == "decimal":
             dec = args[0].decimal
@@ -243,7 +248,7 @@ def _call_float(low, args):
     (x,) = args
     if x.family not in ("int", "float"):  # float(Decimal) is correctly rounded in Python only
         raise NotNative(f"float() of {x.family}")
-    guards = low.none_guard("float()", x)
+    guards = low.none_guard("float()", x, run=float)
     return Typed(low.guarded(guards, cast(x.sql, "DOUBLE")), "float", False)
 
 
@@ -251,7 +256,7 @@ def _call_int(low, args):
     (x,) = args
     if x.family not in ("int", "decimal"):
         raise NotNative(f"int() of {x.family} (float NaN/inf and str parsing are Python's)")
-    guards = low.none_guard("int()", x)
+    guards = low.none_guard("int()", x, run=int)
     if x.family == "decimal":
         precision, scale = x.decimal
         if precision - scale > 18:  # else every value fits a long
@@ -269,7 +274,7 @@ CALLS = {
     "str.endswith": _str_affix("endswith"),
     "date.year": _date_part("year"),
     "date.month": _date_part("month"),
-    "date.day": _date_part("dayofmonth"),
+    "date.day": _date_part("dayofmonth", "day"),
     "min": _min_max("least"),
     "max": _min_max("greatest"),
     "float": _call_float,
