@@ -207,8 +207,17 @@ def test_a_bad_csv_value_on_spark_is_a_named_error(spark, tmp_path, monkeypatch)
 
     monkeypatch.setattr(sources, "INFER_ROWS", 2)
     flow = uf.source("t", path=write_csv(tmp_path / "t.csv", [["k"], ["1"], ["2"], ["three"]]))
-    with pytest.raises(SourceValueError, match="schema="):
+    with pytest.raises(SourceValueError, match="schema=") as on_spark:
         flow.collect(spark=spark)
+    # the same message as the reference interpreter's: file, line, column and the value itself
+    # (Spark's FAILFAST read names none of them, and shows the value as null; issue 31)
+    with pytest.raises(SourceValueError) as on_reference:
+        flow.collect(engine="reference")
+    assert str(on_spark.value) == str(on_reference.value)
+    assert "t.csv:4: column 'k' holds 'three', which is not a bigint" in str(on_spark.value)
+    with pytest.raises(SourceValueError) as written:
+        flow.write(str(tmp_path / "out"), spark=spark)
+    assert str(written.value) == str(on_reference.value)
 
 
 def people(spark):

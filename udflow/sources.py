@@ -338,12 +338,28 @@ def csv_rows(name: str, path: str, types: tuple[tuple[str, str], ...], limit: Op
             try:
                 record[column] = parse_text(text, dtype)
             except ValueError:
-                raise SourceValueError(
-                    f"source {name!r}: {file}:{line}: column {column!r} holds {text!r}, which is not a "
-                    f"{dtype}; declare the column's type, e.g. schema={{{column!r}: 'string'}}"
-                ) from None
+                raise SourceValueError(_not_a(name, file, line, column, text, dtype)) from None
         out.append(record)
     return out
+
+
+def first_bad_value(name: str, path: str, types: tuple[tuple[str, str], ...]) -> Optional[str]:
+    """The message `csv_rows` raises for the source's first value its column's type does not
+    admit, or None: what Spark's FAILFAST read, which names neither, is reported as."""
+    columns = tuple(c for c, _ in types)
+    for file, line, values in csv_records(name, path, columns):
+        for (column, dtype), text in zip(types, values):
+            if text != "":
+                try:
+                    parse_text(text, dtype)
+                except ValueError:
+                    return _not_a(name, file, line, column, text, dtype)
+    return None
+
+
+def _not_a(name: str, file: str, line: int, column: str, text: str, dtype: str) -> str:
+    return (f"source {name!r}: {file}:{line}: column {column!r} holds {text!r}, which is not a "
+            f"{dtype}; declare the column's type, e.g. schema={{{column!r}: 'string'}}")
 
 
 def ddl(types: tuple[tuple[str, str], ...]) -> str:

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from udflow.errors import UdflowError
-from udflow.plan import Node
+from udflow.plan import Node, Source
+from udflow.sources import SourceValueError
 
 Fields = Optional[tuple[str, ...]]  # the fields to keep (`udflow.fields.selected_fields`); None: all
 
@@ -71,6 +72,8 @@ def collect(
     lowering = Lowering(session_for(node, spark), hints, native=native)
     try:
         return lowering.records(node, fields)
+    except SourceValueError as exc:
+        raise located(node, exc) from None
     finally:
         lowering.release()
 
@@ -109,12 +112,30 @@ def write(
             writer = writer.option("header", "true")
         with translated():
             writer.save(path)
+    except SourceValueError as exc:
+        if not existed:
+            _remove(session, path)
+        raise located(node, exc) from None
     except BaseException:
         if not existed:
             _remove(session, path)
         raise
     finally:
         lowering.release()
+
+
+def located(node: Node, error: SourceValueError) -> SourceValueError:
+    """Spark's FAILFAST CSV read names neither the file nor the value; the first value of the
+    plan's CSV sources that its column's type does not admit, found as the reference
+    interpreter finds it, is (same file, line, column and value, same message)."""
+    from udflow import sources
+
+    for src in node.walk():
+        if isinstance(src, Source) and src.format == "csv" and src.path is not None:
+            message = sources.first_bad_value(src.table, src.path, src.types)
+            if message is not None:
+                return SourceValueError(message)
+    return error
 
 
 def _hadoop_path(spark, path: str):
