@@ -10,7 +10,7 @@ import udflow as uf
 from udflow.fieldflow import FieldFlow
 from udflow.plan import CoGroup, Map
 
-from tests.soundness_families import cg_left_outer_fill
+from tests.soundness_families import cg_left_outer_fill, cg_right_outer_fill
 
 A = ["a_k", "a_v", "a_s"]
 B = ["b_k", "b_v", "b_s"]
@@ -310,3 +310,24 @@ def test_the_checker_rejects_a_certificate_for_a_move_the_key_type_guard_refused
             assert not verdict.ok and any("joins on key" in p for p in verdict.problems), verdict.problems
             checked += 1
     assert checked
+
+
+def keeps_if_positive(r):
+    base = r if (r["b_v"] or 0) > 0 else {}
+    return {**base, "x": 1}
+
+
+def add_w(r):
+    return {**r, "w": 2}
+
+
+def test_a_field_made_uncertain_by_a_moved_map_is_refused_though_an_operator_above_blurs_it():
+    """found by the fuzzer (seed 318175): an outer CoGroup copies its right input always, its
+    left one where groups meet; a field moved from right to left becomes a "maybe", which a
+    Map above that keeps or drops whole records also leaves a "maybe" as written"""
+    a, b = sources()
+    written = a.cogroup(b.map(add_w), on=("a_k", "b_k"), f=cg_right_outer_fill).map(keeps_if_positive).root
+    cogroup = written.input
+    alternative = written.with_inputs(cogroup.with_inputs(map_node(cogroup.left, add_w), cogroup.right.input))
+    texts = problem_texts(verdict(written, alternative))
+    assert any(t.startswith(f"{cogroup.label}: certainty of w") for t in texts), texts

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from udflow.fieldflow.operators import Step, source, step
-from udflow.fieldflow.state import WILD, RecordState, join
+from udflow.fieldflow.state import WILD, RecordState, Slot, join
 from udflow.plan import Node, Source
 
 
@@ -86,6 +86,7 @@ class FieldFlow:
                 continue
             problems += _reads(here, there, relied)
             problems += _collisions(here, there)
+            problems += _certainty(here, there)
         problems += _outputs(self.written_root, self.state(root))
         return FieldFlowVerdict(tuple(problems), tuple(relied))
 
@@ -176,6 +177,34 @@ def _collisions(here: Step, there: Step) -> list:
             detail = f"as written both inputs may carry it ({origins}), not here"
         problems.append(Problem("collision", name, (here.label,), detail))
     return problems
+
+
+def _certainty(here: Step, there: Step) -> list:
+    """An operator makes the same fields less certain in both plans, of those it meets in both.
+
+    A slot says "maybe" without saying when, so two "maybe"s may differ: a field an outer
+    CoGroup copies from the input it always copies is as sure as that input has it; moved
+    to the input it copies only where groups meet, it becomes a "maybe" that an operator
+    above (`r if c else {}`) may blur with its own. Whether an operator lowers a field's
+    certainty is its own decision, so it is compared where both plans show it the field."""
+    problems = []
+    common = frozenset().union(*(s.names() for s in here.inputs)) & \
+        frozenset().union(*(s.names() for s in there.inputs))
+    for name in sorted(common):
+        now, before = _lowers(here, name), _lowers(there, name)
+        if now != before:
+            says = "may lose it" if now else "keeps it as sure as its input has it"
+            was = "may lose it" if before else "keeps it as sure as its input has it"
+            problems.append(Problem("certainty", name, (here.label,), f"as written it {was}, here it {says}"))
+    return problems
+
+
+def _lowers(step: Step, name: str) -> bool:
+    """Whether a record leaving the operator may lack `name` where an input surely had it."""
+    if not any((s.slot(name) or Slot(False, frozenset())).sure for s in step.inputs):
+        return False
+    out = step.output.slot(name)
+    return out is None or not out.sure
 
 
 def _outputs(before: RecordState, now: RecordState) -> list:
