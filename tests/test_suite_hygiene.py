@@ -45,3 +45,17 @@ def test_the_browser_comes_from_the_documented_set_up_step():
     test_rule = next(line for line in makefile.splitlines() if line.startswith("test:"))
     assert "browser" in test_rule  # `make test` (what CI runs) sets the browser up first
     assert "make browser" in (ROOT / "README.md").read_text()
+
+
+def test_no_document_shows_a_machines_absolute_paths():
+    """Sample output in the README and docs/ is as a reader would see it from the project's
+    folder (issue 31, item 6): no checkout's absolute path."""
+    import re
+
+    pattern = re.compile(r"(?<![\w.])/(work|root|home|Users)/[\w.-]+/")
+    offenders = []
+    for path in [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
+    assert not offenders, "\n".join(offenders)
