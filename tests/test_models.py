@@ -153,3 +153,12 @@ def test_almost_whitelisted_functions_have_no_model_and_say_why(tmp_path, source
     props = uf.analyze(module.f, {"c", "d", "s"})
     assert props.model is None
     assert reason in props.model_reason and "line" in props.model_reason, props.model_reason
+
+
+def test_an_unguarded_filter_model_prints_as_its_test():
+    """issue 31, item 4: no `if True else None` in a printed model"""
+    def completed(r):
+        return r["status"] == "completed"
+
+    model = uf.analyze(completed, ["status"], kind="filter").model
+    assert str(model) == "keep if (r['status'] == 'completed')"

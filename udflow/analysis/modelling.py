@@ -178,7 +178,8 @@ class ModelRecorder:
     def _predicate(self) -> Expr:
         predicate: Expr = Lit(None)  # falling off the end returns None: the record is dropped
         for guards, value, _, _ in reversed(self.cases):
-            predicate = IfElse(_conjunction(guards), value, predicate)
+            # an unguarded case is taken whatever follows: `value`, not `value if True else ...`
+            predicate = IfElse(_conjunction(guards), value, predicate) if guards else value
         return predicate
 
     def _unused_raising(self) -> Optional[str]:
