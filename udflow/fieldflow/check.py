@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from udflow.fieldflow.operators import Step, source, step
-from udflow.fieldflow.state import WILD, RecordState, Slot, join
+from udflow.fieldflow.state import WILD, RecordState, join
 from udflow.plan import Node, Source
 
 
@@ -187,24 +187,14 @@ def _certainty(here: Step, there: Step) -> list:
     to the input it copies only where groups meet, it becomes a "maybe" that an operator
     above (`r if c else {}`) may blur with its own. Whether an operator lowers a field's
     certainty is its own decision, so it is compared where both plans show it the field."""
-    problems = []
     common = frozenset().union(*(s.names() for s in here.inputs)) & \
         frozenset().union(*(s.names() for s in there.inputs))
-    for name in sorted(common):
-        now, before = _lowers(here, name), _lowers(there, name)
-        if now != before:
-            says = "may lose it" if now else "keeps it as sure as its input has it"
-            was = "may lose it" if before else "keeps it as sure as its input has it"
-            problems.append(Problem("certainty", name, (here.label,), f"as written it {was}, here it {says}"))
+    problems = []
+    for name in sorted((here.lowered ^ there.lowered) & common):
+        says, was = ("may lose it" if name in step.lowered else "keeps it as sure as its input has it"
+                     for step in (here, there))
+        problems.append(Problem("certainty", name, (here.label,), f"as written it {was}, here it {says}"))
     return problems
-
-
-def _lowers(step: Step, name: str) -> bool:
-    """Whether a record leaving the operator may lack `name` where an input surely had it."""
-    if not any((s.slot(name) or Slot(False, frozenset())).sure for s in step.inputs):
-        return False
-    out = step.output.slot(name)
-    return out is None or not out.sure
 
 
 def _outputs(before: RecordState, now: RecordState) -> list:

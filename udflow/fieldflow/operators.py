@@ -12,6 +12,7 @@ every field they write may hold their own value or the input's, and may be missi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
@@ -31,6 +32,13 @@ class Step:
     keys: tuple
     output: RecordState
     collisions: frozenset
+
+    @functools.cached_property
+    def lowered(self) -> frozenset:
+        """The fields an input surely carries that a record leaving the operator may lack."""
+        sure = {n for state in self.inputs for n, slot in state.slots.items() if slot.sure}
+        out = self.output.slots
+        return frozenset(n for n in sure if n not in out or not out[n].sure)
 
 
 def step(node: Node, inputs: tuple, manual: bool = False) -> Step:
