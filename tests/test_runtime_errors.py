@@ -205,3 +205,18 @@ def test_a_native_error_is_said_in_pythons_words_on_both_engines(spark, fn, said
         texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
     assert texts[0] == texts[1]
     assert texts[1].startswith(said + " (line ")
+
+
+@pytest.mark.parametrize("engine", ["reference", pytest.param("spark", marks=pytest.mark.spark)])
+def test_a_functions_error_shows_the_users_frame_first_and_hides_udflows(engine, spark):
+    """issue 31, item 1: the traceback opens with the user's code; of udflow's frames only the
+    public entry point that re-raises remains"""
+    import traceback
+
+    flow = uf.source("t", rows=[{"f": 1.5, "z": 0.0}]).map(div_float)
+    with pytest.raises(UdfRuntimeError) as err:
+        flow.collect(engine=engine, spark=spark if engine == "spark" else None)
+    text = "".join(traceback.format_exception(err.value))
+    frames = [line.split('"')[1] for line in text.splitlines() if line.startswith('  File "')]
+    assert frames[0].endswith("test_runtime_errors.py"), text
+    assert sum("/udflow/" in f for f in frames) <= 1, text

@@ -79,6 +79,34 @@ def user_failure(exc: BaseException, fn, fields=None) -> str:
     return text
 
 
+def from_user_frame(exc: BaseException, fn) -> BaseException:
+    """`exc` with its traceback starting at the user's function (udflow's frames that called
+    it dropped), so that the user's code is the first thing its traceback shows."""
+    import inspect
+
+    code = getattr(inspect.unwrap(fn), "__code__", None) if callable(fn) else None
+    for tb in _frames(exc.__traceback__):
+        if code is not None and tb.tb_frame.f_code is code:
+            return exc.with_traceback(tb)
+    return exc
+
+
+def surfaced(method):
+    """A public entry point whose UdflowErrors reach the user without udflow's frames: the
+    traceback starts at the user's call, and only a cause of the user's own (their function's
+    exception, from its own frame on) is chained, not udflow's internal handling."""
+    import functools
+
+    @functools.wraps(method)
+    def entry(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except UdflowError as exc:
+            exc.__suppress_context__ = True
+            raise exc.with_traceback(None)  # noqa: B904 - the cause, if any, stays chained
+    return entry
+
+
 def _frames(tb):
     while tb is not None:
         yield tb

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 import networkx as nx
 
 from udflow import diagnostics, sources
-from udflow.errors import FlowConstructionError, closest
+from udflow.errors import FlowConstructionError, closest, surfaced
 from udflow.fields import global_record, only_fields, output_fields, properties_of, read_projection  # noqa: F401
 from udflow.fields import selected_fields
 from udflow.plan import (
@@ -288,6 +288,7 @@ class Flow:
 
     # -- running -------------------------------------------------------------
 
+    @surfaced
     def collect(
         self, engine: str = "spark", spark: Any = None, native: bool = True, fields: Optional[Sequence[str]] = None
     ) -> list[dict]:
@@ -309,6 +310,7 @@ class Flow:
             return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native, fields=fields)
         raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
 
+    @surfaced
     def to_spark(self, spark: Any = None, native: bool = True, fields: Optional[Sequence[str]] = None):
         """The flow lowered to a PySpark DataFrame, for users who continue in PySpark
         (`fields`: only these columns, as in `collect`)."""
@@ -319,6 +321,7 @@ class Flow:
             self.root, spark=spark, hints=dict(self.hints), native=native, fields=selected_fields(self.root, fields)
         )
 
+    @surfaced
     def write(
         self,
         path: str,

@@ -31,7 +31,7 @@ import inspect
 from typing import Any, Callable, Iterable, Iterator
 
 from udflow import keytypes, sources
-from udflow.errors import FieldCollisionError, KeyTypeError, UdflowError, UdfRuntimeError, collision_message, user_failure
+from udflow.errors import FieldCollisionError, KeyTypeError, UdflowError, UdfRuntimeError, collision_message, from_user_frame, user_failure
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 
 Record = dict
@@ -212,7 +212,8 @@ def call(node: Node, thunk: Callable[[], Any], record: Any) -> Any:
         return thunk()
     except Exception as exc:  # noqa: BLE001 - re-raised with the operator and record named
         fields = record.keys() if isinstance(record, dict) else None
-        raise UdfRuntimeError(_failure(node, user_failure(exc, node.fn, fields), record)) from exc
+        raise UdfRuntimeError(_failure(node, user_failure(exc, node.fn, fields), record)) \
+            from from_user_frame(exc, node.fn)
 
 
 def emitted(node: Node, thunk: Callable[[], Any], record: Any) -> list[Record]:

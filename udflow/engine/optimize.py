@@ -43,7 +43,7 @@ from udflow.engine.statistics import (
     profile_functions,
     source_statistics,
 )
-from udflow.errors import OptimizationError
+from udflow.errors import OptimizationError, surfaced
 from udflow.flow import Flow
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
@@ -66,6 +66,7 @@ class Found:
     cheaper: Optional[int] = None  # full: plans cheaper than the plan as written
 
 
+@surfaced
 def optimize(
     flow: Flow,
     *,
