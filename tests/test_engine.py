@@ -381,13 +381,25 @@ def test_foreign_key_join_estimate_equals_the_true_join_size(tpch_dir):
 
 def test_explain_shows_both_plans_rows_rewrites_facts_and_costs():
     opt = uf.optimize(two_joins_flow())
-    text = opt.explain()
+    text = opt.explain(verbose=True)
     assert "Plan as written" in text and "Chosen plan" in text
     assert f"{len(opt.alternatives)} alternatives considered" in text
     assert "rows]" in text and "estimated cost" in text
     for cert in opt.certificates:
         assert cert.rule in text
     assert "fact" in text and "line" in text  # facts and the source lines behind them
+
+
+def test_explain_leads_with_the_plans_one_line_per_rewrite_and_how_each_operator_runs():
+    """issue 31, item 4: facts and estimates only behind verbose=True"""
+    opt = uf.optimize(two_joins_flow())
+    text = opt.explain()
+    assert "Chosen plan" in text and "How the chosen plan runs on Spark" in text
+    for i, cert in enumerate(opt.certificates, 1):
+        assert f"  {i}. {cert.rule}: " in text
+    assert "fact  " not in text and "z3    " not in text and "What the modelled functions compute" not in text
+    assert "explain(verbose=True)" in text
+    assert len(text.splitlines()) < len(opt.explain(verbose=True).splitlines())
 
 
 def test_to_dot_draws_both_plans_side_by_side():

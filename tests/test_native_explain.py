@@ -113,7 +113,7 @@ def test_q7_and_q15_as_written_run_without_a_python_node(spark, tpch_dir, query)
 def test_explain_shows_each_model(tpch_dir):
     from examples import tpch_q7
 
-    explained = uf.optimize(tpch_q7.build_flow(tpch_dir)).explain()
+    explained = uf.optimize(tpch_q7.build_flow(tpch_dir)).explain(verbose=True)
     models = explained.split("What the modelled functions compute:")[1]
     assert "Reduce[supp_nation,cust_nation,l_year](revenue):" in models
     assert "sum([r['volume'] for r in rows])" in models

@@ -1,7 +1,7 @@
 """The `udflow` command: optimize, explain, verify and run pipelines kept in files.
 
     udflow optimize PATH... [--json FILE] [--html FILE] [--jobs N] [--properties analysis|manual] [--budget S] [--no-cache]
-    udflow explain  PATH::NAME [--dot FILE] [--svg FILE] [--analyze [--master URL]]
+    udflow explain  PATH::NAME [--verbose] [--dot FILE] [--svg FILE] [--analyze [--master URL]]
     udflow verify   PATH... | RESULTS.json [--sample N]
     udflow run      PATH::NAME [--master URL] [--output PATH]
 
@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "estimated and actual rows and time (EXPLAIN ANALYZE)")
     p.add_argument("--master", default="local[*]", metavar="URL",
                    help="with --analyze, the Spark master URL (default: local[*])")
+    p.add_argument("--verbose", action="store_true",
+                   help="also print the facts, Z3 queries and source lines behind each rewrite, the "
+                        "estimated costs and what each modelled function computes")
     _add_optimizer_options(p)
 
     p = sub.add_parser(
@@ -258,7 +261,7 @@ def cmd_explain(args) -> int:
         print(GRAPHVIZ_MISSING, file=sys.stderr)
         return EXIT_USAGE
     _, flow, outcome = _one(args)
-    print(outcome["explain"])
+    print(outcome.get("explain_verbose", outcome["explain"]) if args.verbose else outcome["explain"])
     if args.analyze:
         print("\n" + "\n".join(_analyzed(flow, args)))
     if args.dot:

@@ -143,6 +143,7 @@ def from_optimized(opt: Any) -> dict:
         "original_text": draw(opt.original.root),
         "best_text": draw(opt.best.root),
         "explain": opt.explain(),
+        "explain_verbose": opt.explain(verbose=True),
         "dot": opt.to_dot(),
     }
 

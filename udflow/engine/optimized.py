@@ -156,13 +156,16 @@ class Optimized:
 
     # -- explain -------------------------------------------------------------------
 
-    def explain(self, analyze: Any = False, spark: Any = None) -> str:
-        """The plans, the rewrites and why, the estimates. `analyze=True` also runs both plans
+    def explain(self, analyze: Any = False, spark: Any = None, verbose: bool = False) -> str:
+        """The plans, the rewrites (one line each), what kept operators in place and how the
+        chosen plan runs on Spark; `verbose=True` adds, per rewrite, the facts, the Z3 queries
+        and the source lines behind it, the estimated costs and what each modelled function
+        computes. `analyze=True` also runs both plans
         on Spark (`spark`, or the active or embedded session), operator by operator, and shows
         each operator's estimated rows beside its actual rows and time, with the q-errors and
         the measured speed-up (EXPLAIN ANALYZE); `analyze="chosen"` runs the chosen plan only,
         `analyze="reference"` both plans on the reference interpreter (small data: rows, no times)."""
-        text = self._explain()
+        text = self._explain(verbose)
         if not analyze:
             return text
         return text + "\n\n" + "\n".join(self.analyze_lines(analyze, spark))
@@ -189,7 +192,7 @@ class Optimized:
         speed = analyzed.speedup_line(self.speedup, written, chosen)
         return lines + ([""] + [speed] if speed else [])
 
-    def _explain(self) -> str:
+    def _explain(self, verbose: bool = False) -> str:
         chosen, original = self.chosen, self._original
         lines = [
             f"udflow optimizer: {len(self.alternatives)} alternatives considered "
@@ -210,7 +213,7 @@ class Optimized:
         if chosen.certificates:
             lines.append(f"Rewrites applied ({len(chosen.certificates)}):")
             for i, cert in enumerate(chosen.certificates, 1):
-                lines.extend(self._rewrite(i, cert))
+                lines.extend(self._rewrite(i, cert) if verbose else self._rewrite(i, cert)[:1])
         elif len(self.alternatives) > 1:
             lines.append(self._kept_as_written())
         elif barriers:
@@ -221,10 +224,12 @@ class Optimized:
             lines += ["", f"Barriers ({len(barriers)}): what kept operators where they are written"]
             lines += [f"  {line}" for line in barriers]
         lines += self._refused_lines()
-        lines.append("")
-        lines.append(self._cost_breakdown(original, chosen))
         lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
         lines += [f"  {line}" for line in execution_lines(chosen.node)]
+        if not verbose:
+            return "\n".join(lines + ["", "explain(verbose=True): the facts, Z3 queries and source lines behind "
+                                           "each rewrite, the estimated costs, and what each function computes"])
+        lines += ["", self._cost_breakdown(original, chosen)]
         models = model_lines(chosen.node)
         if models:
             lines += ["", "What the modelled functions compute:"] + [f"  {line}" for line in models]
