@@ -272,6 +272,10 @@ def test_explain_prints_the_plans_and_writes_dot(batch, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Plan as written" in done.stdout and "Chosen plan" in done.stdout
     assert dot.read_text().startswith("digraph")
+    assert "fact  " not in done.stdout
+    verbose = udflow("explain", f"{BATCH}/gen_joins.py::filter_above_join", "--verbose",
+                     "--cache-dir", str(paths["cache"]))
+    assert verbose.returncode == 0 and "fact  " in verbose.stdout, verbose.stderr
 
 
 @pytest.mark.parametrize("target, stage, words", [
