@@ -138,7 +138,13 @@ def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     ("def f(r):\n    x = 1 // r['d']\n    if r['c']:\n        return r\n    return {**r, 'x': x}\n",
      "which may raise, on a path that does not use it"),
     ("def f(r):\n    for k in ('a',):\n        r[k] = 1\n    return r\n", "a loop"),
-    ("def f(r):\n    return {**r, 'y': r['s'].title()}\n", "cannot express"),
+    ("def f(r):\n    return {**r, 'y': r['s'].title()}\n", "with the method .title(), which has no model yet"),
+    # issue 31, item 4: the construct in the user's terms
+    ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']}\"}\n", "computes field y with an f-string"),
+    ("import math\ndef f(r):\n    return {**r, 'y': math.log10(r['d'])}\n", "with a call of math.log10"),
+    ("T = {'a': 1}\ndef f(r):\n    return {**r, 'y': T.get(r['s'], 0)}\n", "with dict.get on T"),
+    ("def h(x):\n    return x * 2\ndef f(r):\n    return {**r, 'y': h(r['d'])}\n",
+     "with a call of your helper h"),
     ("def f(r):\n    try:\n        return {**r, 'y': int(r['s'])}\n    except ValueError:\n        return r\n",
      "a try statement"),
 ])

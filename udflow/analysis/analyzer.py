@@ -18,6 +18,7 @@ import inspect
 import types
 from typing import Optional
 
+from udflow.analysis import constructs
 from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import Frame
@@ -110,7 +111,8 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
         if model is not None and not isinstance(model, (GroupFilterModel, ExplodeModel)) \
                 and (props.emits[1] is None or props.emits[1] > 1):
             model, reason = None, "emits more than one record per call"
-        return dataclasses.replace(props, model=model, model_reason=reason or "")
+        return dataclasses.replace(props, model=model,
+                                   model_reason=constructs.named(reason or "", unit.node, target.__globals__))
     except Impure as stop:
         where = stop.index or unit.index
         return opaque(kind, sides, stop.reason, location, stop.line, where.filename,
