@@ -171,3 +171,15 @@ def test_a_group_forwarding_reduce_emits_its_group_or_nothing(entry, data):
 
 def test_the_forwarding_check_runs_on_several_functions():
     assert len(FORWARDING) >= 3
+
+
+def test_a_raise_site_is_said_in_the_users_terms():
+    """issue 31, item 4: `may raise: key status on status` puzzled a newcomer"""
+    def completed(r):
+        return r["status"].strip() == "completed"
+
+    from udflow import analyze
+
+    said = [str(s) for s in analyze(completed, ["status"], kind="filter").raises]
+    assert any(s.startswith("r['status']: KeyError where the record has no field 'status'") for s in said), said
+    assert any(s.startswith(".strip(), which raises on None") and "fields status" in s for s in said), said

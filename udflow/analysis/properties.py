@@ -57,8 +57,25 @@ class RaiseSite:
     nonnull: frozenset = frozenset()  # fields a condition around it proved not None
 
     def __str__(self) -> str:
-        what = f"{self.op} {self.name}".strip()
-        return f"{what} on {', '.join(sorted(self.fields)) or 'constants'} (line {self.line})"
+        says = _RAISE_WORDS.get(self.op, "{op} {name}").format(op=self.op, name=self.name).replace("  ", " ")
+        on = f"fields {', '.join(sorted(self.fields))}; " if self.fields and self.op not in ("key", "none") else ""
+        return f"{says.strip()} ({on}line {self.line})"
+
+
+# What each kind of raise site is, in the user's terms (`RaiseSite.__str__`, shown by explain)
+_RAISE_WORDS = {
+    "key": "r[{name!r}]: KeyError where the record has no field {name!r}",
+    "none": "returns None, an error for a Map",
+    "arith": "arithmetic that raises on None or a mix of types",
+    "divide": "a division by what may be 0",
+    "order": "an ordering that raises on None or a mix of types",
+    "contains": "an `in` that raises on None or a non-container",
+    "attribute": ".{name}, which None and some types lack",
+    "method": ".{name}(), which raises on None and some values",
+    "call": "{name}(), which raises on some values",
+    "index": "an index or look-up that may miss",
+    "slice": "a slice of what may not be sliceable",
+}
 
 
 @dataclass(frozen=True)
