@@ -41,7 +41,7 @@ class Slot:
         return f"{'surely' if self.sure else 'maybe'} from {', '.join(sorted(self.origins)) or 'nowhere'}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RecordState:
     """The slots of a record leaving one place of a plan (see the module docstring)."""
 
@@ -60,17 +60,6 @@ class RecordState:
 
     def may_carry(self, name: str) -> bool:
         return name in self.slots or bool(self.wild)
-
-    def key(self) -> tuple:
-        """A hashable, comparable form (two states are equal iff their keys are)."""
-        return tuple(sorted((n, s.sure, tuple(sorted(s.origins))) for n, s in self.slots.items())), \
-            tuple(sorted(self.wild))
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, RecordState) and self.key() == other.key()
-
-    def __hash__(self) -> int:
-        return hash(self.key())
 
 
 def source_state(label: str, fields: Iterable[str]) -> RecordState:

@@ -88,12 +88,10 @@ def raise_guard(book, rule: str, move, after: Node) -> list[Reason]:
         facts = book.op(label)
         if facts is None or facts.props is None or not facts.props.raises:
             continue
-        moved = _find(after, label)
-        lost = book.labels_in(_find(move.before, label)) - book.labels_in(moved)
-        guards = sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
+        guards = _guards_left_behind(book, move, after, label)
         if not guards:
             continue  # no guard left behind: whatever it may raise on, it met as written
-        below = book.labels_in(moved) - {label}
+        below = book.labels_in(_find(after, label)) - {label}
         removed_below = frozenset().union(*(removes(book.op(b)) for b in below))
         types = book.field_types_below(below)  # the values as they reach it where the move puts it
         sites = [s for s in facts.props.raises if not cannot_raise(s, types, removed_below)]
@@ -119,8 +117,7 @@ def key_type_guard(book, rule: str, move, after: Node) -> list[Reason]:
         computed = [k for key in facts.keys for k in key if _computed(book, k, below)]
         if not computed:
             continue
-        lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))
-        guards = sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
+        guards = _guards_left_behind(book, move, after, label)
         if guards:
             out.append(Reason(rule, "may meet keys of two types a guard below it drops", computed[0],
                               (label, guards[0]),
@@ -128,6 +125,13 @@ def key_type_guard(book, rule: str, move, after: Node) -> list[Reason]:
                                      f"{guards[0]} runs before it and may drop the records whose key "
                                      f"has another type"))
     return out
+
+
+def _guards_left_behind(book, move, after: Node, label: str) -> list[str]:
+    """The operators that ran below `label` as written, may drop records, and are no longer
+    below it after the move: what may have kept it from records it now meets."""
+    lost = book.labels_in(_find(move.before, label)) - book.labels_in(_find(after, label))
+    return sorted(g for g in lost & book.below_as_written(label) if may_drop(book.op(g)))
 
 
 def _computed(book, field: str, below: frozenset) -> bool:
