@@ -183,6 +183,9 @@ class Flow:
     # (label, function, `analysis.outside.snapshot`) of each function a reordered plan's
     # proofs were derived for (`uf.optimize`); running it checks they still hold
     proved_for: tuple = dataclasses.field(default=(), compare=False, repr=False)
+    # ((label, `samples.OutputSample`), ...): what each operator emitted on a sample taken on
+    # the driver when the flow was optimized; the Spark backend types Python output from it
+    samples: tuple = dataclasses.field(default=(), compare=False, repr=False)
 
     # -- building ------------------------------------------------------------
 
@@ -307,18 +310,24 @@ class Flow:
         if engine == "spark":
             from udflow import spark_backend
 
-            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native, fields=fields)
+            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native, fields=fields,
+                                         samples=dict(self.samples))
         raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
 
     @surfaced
     def to_spark(self, spark: Any = None, native: bool = True, fields: Optional[Sequence[str]] = None):
         """The flow lowered to a PySpark DataFrame, for users who continue in PySpark
-        (`fields`: only these columns, as in `collect`)."""
+        (`fields`: only these columns, as in `collect`). Lazy, as a DataFrame is: building it
+        runs no Spark job (a Python function's output is typed from a sample taken on the
+        driver, `udflow.samples`); the first action runs the flow."""
         from udflow import spark_backend
+        from udflow.samples import output_samples
 
         diagnostics.check_still_proved(self.proved_for)
+        samples = self.samples or output_samples(self.root)
         return spark_backend.to_dataframe(
-            self.root, spark=spark, hints=dict(self.hints), native=native, fields=selected_fields(self.root, fields)
+            self.root, spark=spark, hints=dict(self.hints), native=native, fields=selected_fields(self.root, fields),
+            samples=dict(samples),
         )
 
     @surfaced
@@ -338,6 +347,7 @@ class Flow:
         diagnostics.check_still_proved(self.proved_for)
         spark_backend.write(
             self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native,
+            samples=dict(self.samples),
             fields=selected_fields(self.root, fields),
         )
 

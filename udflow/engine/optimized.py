@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Optional
 
 import networkx as nx
@@ -22,6 +23,7 @@ from udflow.engine.cost import CostModel, Estimate
 from udflow.execution import execution_lines, model_lines
 from udflow.flow import Flow, properties_of
 from udflow.plan import Cross, Match, Node, draw
+from udflow.samples import output_samples
 
 
 MAX_FACTS = 10  # facts shown per rewrite in explain; the certificate holds them all
@@ -46,10 +48,17 @@ class Alternative:
         """The physical strategy of every Match and Cross, as the Flow's Spark hints."""
         return tuple(sorted(self.model.strategies(self.node).items())) if self.model else ()
 
+    @cached_property
+    def samples(self) -> tuple:
+        """What each operator emits on the first records of the sources (`udflow.samples`),
+        taken once, on the driver: the Spark backend types Python output from it."""
+        return output_samples(self.node)
+
     @property
     def flow(self) -> Flow:
-        """The plan as a Flow, with its physical strategies as Spark hints."""
-        return Flow(self.node, hints=self.hints, proved_for=self.proved_for if self.certificates else ())
+        """The plan as a Flow, with its physical strategies as Spark hints and its samples."""
+        return Flow(self.node, hints=self.hints, proved_for=self.proved_for if self.certificates else (),
+                    samples=self.samples)
 
     @property
     def rules(self) -> tuple[str, ...]:

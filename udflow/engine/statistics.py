@@ -18,10 +18,8 @@ the function takes precedence over what was measured.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
-import os
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -29,9 +27,10 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterable, Optional
 
-from udflow.errors import FieldCollisionError
 from udflow.engine.hints import hint_of
 from udflow.engine.keysample import key_figures
+from udflow.samples import files, head, head_of_file, mtime, sampled_plan
+from udflow.samples import run_every_subtree as outputs_of_every_subtree
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
 DEFAULT_SAMPLE_SIZE = 2000
@@ -74,25 +73,17 @@ def _variable_bytes(value: Any) -> int:
     return 0
 
 
-def _files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return sorted(
-            os.path.join(path, f) for f in os.listdir(path) if not f.startswith(("_", "."))
-        )
-    return [path]
-
-
 @lru_cache(maxsize=256)
 def _parquet_rows(path: str, mtime: float) -> int:
     import pyarrow.parquet as pq
 
-    return sum(pq.ParquetFile(file).metadata.num_rows for file in _files(path))
+    return sum(pq.ParquetFile(file).metadata.num_rows for file in files(path))
 
 
 @lru_cache(maxsize=256)
 def _parquet_width(path: str, columns: tuple, fields: tuple, mtime: float) -> float:
     """Mean Spark row bytes over the first records of a parquet source (the sample's records)."""
-    return _mean_width(_head_of_file(path, "parquet", columns, fields, DEFAULT_SAMPLE_SIZE, mtime))
+    return _mean_width(head_of_file(path, "parquet", columns, fields, DEFAULT_SAMPLE_SIZE, mtime))
 
 
 def _mean_width(records) -> float:
@@ -106,10 +97,6 @@ def _distinct_in_file(path: str, fmt: str, column: str, mtime: float) -> int:
 
     table = ds.dataset(path, format=fmt).to_table(columns=[column])
     return int(pc.count_distinct(table.column(column), mode="only_valid").as_py())
-
-
-def _mtime(path: str) -> float:
-    return max(os.path.getmtime(f) for f in _files(path))
 
 
 def _csv_rows(src: Source) -> int:
@@ -130,7 +117,7 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
         return SourceStatistics(rows, width, distinct)
     if src.is_dataframe:
         return _dataframe_statistics(src, wanted)
-    mtime = _mtime(src.path)
+    version = mtime(src.path)
     # Bytes per record as Spark holds them, on the first records (the sample's records):
     # a column file's compressed or encoded size says little about what a shuffle moves.
     if src.format == "csv":
@@ -138,10 +125,10 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
         typed = head(src, rows)
         distinct = tuple((f, len({_hashable(r.get(f)) for r in typed} - {None})) for f in wanted)
         return SourceStatistics(rows, width, distinct)
-    rows, width = _parquet_rows(src.path, mtime), _parquet_width(src.path, src.columns, src.fields, mtime)
+    rows, width = _parquet_rows(src.path, version), _parquet_width(src.path, src.columns, src.fields, version)
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
     distinct = tuple(
-        (f, rows if f in primary else _distinct_in_file(src.path, src.format or "parquet", src.column_of(f), mtime))
+        (f, rows if f in primary else _distinct_in_file(src.path, src.format or "parquet", src.column_of(f), version))
         for f in wanted
     )
     return SourceStatistics(rows, width, distinct)
@@ -294,50 +281,13 @@ def sample_plan(root: Node, sample_size: int) -> tuple[Node, dict[str, _Counter]
     """The plan over the first `sample_size` records of each source, with counting functions,
     and per label whether that subtree's sample is its whole output (no source cut short)."""
     counters: dict[str, _Counter] = {}
-    complete: dict[str, bool] = {}
 
-    def rebuild(node: Node) -> Node:
-        if isinstance(node, Source):
-            rows = head(node, sample_size + 1)
-            complete[node.label] = len(rows) <= sample_size
-            return dataclasses.replace(node, path=None, format=None, rows=tuple(rows[:sample_size]))
-        inputs = tuple(rebuild(c) for c in node.inputs)
-        complete[node.label] = all(complete[c.label] for c in node.inputs)
-        copy = node.with_inputs(*inputs)
-        fn = getattr(node, "fn", None)
-        if fn is not None:
-            counters[node.label] = _Counter()
-            copy = dataclasses.replace(
-                copy, fn=_wrap(fn, counters[node.label], getattr(node, "is_filter", False))
-            )
-        return copy
+    def counting(node: Node, fn: Any) -> Any:
+        counters[node.label] = _Counter()
+        return _wrap(fn, counters[node.label], getattr(node, "is_filter", False))
 
-    return rebuild(root), counters, complete
-
-
-def head(src: Source, n: int) -> list[dict]:
-    """The first `n` records of a source, with the flow's (prefixed) field names."""
-    if src.in_memory:
-        return [dict(r) for r in src.rows[:n]]
-    if src.is_dataframe:
-        from udflow.spark_backend import frames
-
-        raw = frames.head(src.dataframe, n)
-    elif src.format == "csv":
-        from udflow import sources
-
-        raw = sources.csv_rows(src.table, src.path, src.types, limit=n)
-    else:
-        return list(_head_of_file(src.path, src.format or "parquet", src.columns, src.fields, n, _mtime(src.path)))
-    return [{src.prefix + c: r.get(c) for c in src.columns} for r in raw]
-
-
-@lru_cache(maxsize=64)
-def _head_of_file(path: str, fmt: str, columns: tuple, fields: tuple, n: int, mtime: float) -> tuple:
-    import pyarrow.dataset as ds
-
-    table = ds.dataset(path, format=fmt).head(n, columns=list(columns))
-    return tuple({f: v for f, v in zip(fields, row.values())} for row in table.to_pylist())
+    plan, complete = sampled_plan(root, sample_size, counting)
+    return plan, counters, complete
 
 
 MIN_EMITTED = 10  # records a function must emit on the sample for its selectivity to be trusted
@@ -376,41 +326,10 @@ def _profile_sample(root: Node, sample_size: int) -> tuple[dict[str, FunctionPro
 
 
 def run_every_subtree(plan: Node, run) -> dict[str, tuple[int, float, list]]:
-    """Per label: records out, mean bytes per record out, and the records (a small sample).
-
-    Bottom-up, each operator runs once, over its inputs' outputs held as in-memory
-    sources, so every function is called exactly once per input record or group.
-    """
-    sizes: dict[str, tuple[int, float, list]] = {}
-
-    def visit(node: Node) -> list:
-        if isinstance(node, Source):
-            rows = run(node)
-        else:
-            inputs = tuple(_held(child, visit(child)) for child in node.inputs)
-            try:
-                rows = run(node.with_inputs(*inputs))
-            except FieldCollisionError:  # raised when the plan runs; for estimates, the pairs kept apart
-                rows = run(node.with_inputs(inputs[0], _apart(inputs[1], inputs[0].fields, node)))
-        width = sum(record_bytes(r) for r in rows) / len(rows) if rows else 0.0
-        sizes[node.label] = (len(rows), width, rows)
-        return rows
-
-    visit(plan)
-    return sizes
-
-
-def _apart(right: Source, left_fields: tuple, node: Node) -> Source:
-    """The right input's sample without the fields the left one carries (keys aside)."""
-    dropped = set(left_fields) - set(getattr(node, "right_key", ()))
-    rows = [{f: v for f, v in r.items() if f not in dropped} for r in right.rows]
-    return _held(right, rows)
-
-
-def _held(node: Node, rows: list) -> Source:
-    """The records a subtree produced, as an in-memory source that stands in for it."""
-    fields = tuple(dict.fromkeys(f for r in rows for f in r))
-    return Source(f"{node.label}@sample", table=node.label, fields=fields, columns=fields, rows=tuple(rows))
+    """Per label: records out, mean bytes per record out, and the records (`samples.run_every_subtree`)."""
+    return {
+        label: (len(rows), _mean_width(rows), rows) for label, rows in outputs_of_every_subtree(plan, run).items()
+    }
 
 
 def _profile(node: Node, counter: Optional[_Counter], sizes: dict, keyed: dict) -> FunctionProfile:

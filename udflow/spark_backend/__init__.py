@@ -42,34 +42,38 @@ def __getattr__(name: str):
     return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
 
 
-def session_for(node: Node, spark: Any = None):
-    """The session `node` runs on, its executors able to run `node`'s functions."""
+def session_for(node: Node, spark: Any = None, run_jobs: bool = True):
+    """The session `node` runs on, its executors able to run `node`'s functions
+    (`run_jobs=False`: checked without a Spark job where that can be done)."""
     from udflow.spark_backend import ship
     from udflow.spark_backend.session import get_session
 
     session = get_session(spark)
-    ship.prepare(session, node)
+    ship.prepare(session, node, run_jobs=run_jobs)
     return session
 
 
 def to_dataframe(
-    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None
+    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None,
+    samples: Optional[dict] = None,
 ):
-    """The lowered DataFrame (only `fields`, when given). Errors in user functions surface
-    when the caller runs an action."""
+    """The lowered DataFrame (only `fields`, when given), lazy: building it runs no Spark job.
+    Errors in user functions surface when the caller runs an action."""
     from udflow.spark_backend.lower import Lowering
 
-    return Lowering(session_for(node, spark), hints, native=native).typed(node, fields)
+    lowering = Lowering(session_for(node, spark, run_jobs=False), hints, native=native, samples=samples)
+    return lowering.typed(node, fields)
 
 
 def collect(
-    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None
+    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None,
+    samples: Optional[dict] = None,
 ) -> list[dict]:
     """Run the plan on Spark; its records as dicts (a bag: the order means nothing), cut to
     `fields` when given (Spark then prunes what computes only the others)."""
     from udflow.spark_backend.lower import Lowering
 
-    lowering = Lowering(session_for(node, spark), hints, native=native)
+    lowering = Lowering(session_for(node, spark), hints, native=native, samples=samples)
     try:
         return lowering.records(node, fields)
     except SourceValueError as exc:
@@ -87,6 +91,7 @@ def write(
     hints: Optional[dict] = None,
     native: bool = True,
     fields: Fields = None,
+    samples: Optional[dict] = None,
 ) -> None:
     """Run the plan into `path` through Spark's DataFrameWriter.
 
@@ -99,7 +104,7 @@ def write(
     from udflow.spark_backend.udf import translated
 
     session = session_for(node, spark)
-    lowering = Lowering(session, hints, native=native)
+    lowering = Lowering(session, hints, native=native, samples=samples)
     existed = _exists(session, path)
     if existed and mode in ("errorifexists", "error", "default"):
         raise UdflowError(

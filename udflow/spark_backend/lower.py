@@ -102,8 +102,10 @@ class Lowered:
 class Lowering:
     """One lowering of one plan: its session, its hints, and what it persisted."""
 
-    def __init__(self, spark: SparkSession, hints: Optional[dict] = None, native: bool = True):
+    def __init__(self, spark: SparkSession, hints: Optional[dict] = None, native: bool = True,
+                 samples: Optional[dict] = None):
         self.spark = spark
+        self.samples = dict(samples or {})  # label -> `udflow.samples.OutputSample`, taken on the driver
         self.native = native  # run operators whose functions have a model as Spark Columns
         self.native_labels: set = set()  # the operators lowered natively
         self.python_reasons: dict = {}  # label -> why a modelled operator stayed in Python
@@ -177,7 +179,7 @@ class Lowering:
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema, inp.nonnull)
         inp = self.lower(node.input)
-        struct = None if inp.pickled else scalar.struct_map(node, udf, inp.df, self._timezone())
+        struct = None if inp.pickled else scalar.struct_map(node, udf, inp.df, self._timezone(), self.samples.get(node.label))
         if struct is not None:
             return Lowered(struct, pickled=False)
         shown = None if inp.pickled else read_projection(node)
@@ -359,29 +361,44 @@ class Lowering:
 
     def _sampled(self, node: Map, udf: Udf, df: DataFrame, apply) -> Optional[DataFrame]:
         """The Map run again, its records typed by a sample of its output (`scalar`), or None."""
-        schema = scalar.sampled_output_schema(node, udf, df)
+        schema = scalar.sampled_output_schema(node, udf, df, self.samples.get(node.label))
         return None if schema is None else apply(self._encoder(udf, schema), schema)
 
     def _decode(self, node: Node, low: Lowered) -> DataFrame:
-        """Pickled records -> typed columns, the schema taken from a sample of them."""
-        blobs = self._persist(low.df)
-        with translated():
-            sample = [pickle.loads(r[0]) for r in blobs.select(BLOB).limit(SAMPLE_SIZE).collect()]
+        """Pickled records -> typed columns. The schema comes from what the operator emitted on
+        the driver's sample (`udflow.samples`: no Spark job); failing that, from a sample of
+        its records on Spark, persisted first so that nothing upstream runs twice."""
         fn = node.function
         location = function_location(fn) if not isinstance(node, Custom) else node.op_type.name
+        on_driver = self.samples.get(node.label)
+        records = low.df
+        schema = None if on_driver is None else self._output_schema(node, location, low, list(on_driver.records),
+                                                                      on_driver.complete)
+        if schema is None:
+            records = self._persist(low.df)
+            with translated():
+                sample = [pickle.loads(r[0]) for r in records.select(BLOB).limit(SAMPLE_SIZE).collect()]
+            schema = self._output_schema(node, location, low, sample, len(sample) < SAMPLE_SIZE, required=True)
+        udf = Udf(node.label, location, fn, node.kind)
+        return records.mapInArrow(executor.map_partitions(_identity(udf), True, self._encoder(udf, schema)), schema)
+
+    def _output_schema(self, node: Node, location: str, low: Lowered, sample: list, complete: bool,
+                       required: bool = False) -> Optional[StructType]:
+        """The schema of `node`'s records from a sample of them; None where a field is None
+        throughout an incomplete sample (an error when `required`)."""
+        fn = node.function
         schema, missing = output_schema(
             node.label,
             location,
             sample,
-            complete=len(sample) < SAMPLE_SIZE,
+            complete=complete,
             input_schema=low.input_schema or StructType([]),
             known_fields=_known_fields(node),
             declared=declared_types(fn) if fn is not None else {},
         )
-        if schema is None:
+        if schema is None and required:
             raise missing_type_error(node.label, location, missing, len(sample))
-        udf = Udf(node.label, location, fn, node.kind)
-        return blobs.mapInArrow(executor.map_partitions(_identity(udf), True, self._encoder(udf, schema)), schema)
+        return schema
 
     def _persist(self, df: DataFrame) -> DataFrame:
         """`df` cached; its plan may still coalesce partitions adaptively (it is small or pickled)."""

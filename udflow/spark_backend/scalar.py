@@ -57,9 +57,10 @@ def _pinned(udf_function):
     return udf_function.asNondeterministic()
 
 
-def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[DataFrame]:
+def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str, on_driver=None) -> Optional[DataFrame]:
     """The Map as a struct-returning scalar UDF with the rest of the row native, or None when
-    it does not qualify (see the module docstring)."""
+    it does not qualify (see the module docstring). `on_driver`: what the Map emitted on the
+    driver's sample (`udflow.samples`), which types its output without a Spark job."""
     props = properties_of(node)
     shown = read_projection(node)
     if shown is None or props.changed is None or props.changed != props.writes or not props.writes:
@@ -68,7 +69,7 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str) -> Optional[Da
         return None
     columns = [n for n in df.schema.names if n in shown]
     analysed = None if declared_types(node.fn) else _analysed_schema(props)  # a declaration comes first
-    written = analysed or _written_schema(node, udf, df, columns, props.writes)
+    written = analysed or _written_schema(node, udf, df, columns, props.writes, on_driver)
     if written is None:
         return None
     names = written.names
@@ -97,36 +98,60 @@ def _analysed_schema(props) -> Optional[StructType]:
     return StructType([StructField(n, ANALYSED_TYPES[found[n]], True) for n in sorted(props.writes)])
 
 
-def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writes) -> Optional[StructType]:
-    """The written fields' types from the function's output on the input's first rows."""
-    with translated():  # the function fails on a sampled row: the run fails there too
-        rows = df.select(*[col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
-        sample = [{n: r[n] for n in r if n in writes} for row in rows for r in udf.on_row(row, row)]
+def _written_schema(node: Map, udf: Udf, df: DataFrame, columns: list[str], writes,
+                    on_driver=None) -> Optional[StructType]:
+    """The written fields' types from the function's output on a sample: the driver's
+    (`udflow.samples`), else the input's first rows on Spark (one small job)."""
+    schema = None
+    if on_driver is not None:
+        schema = _schema_of_written(node, df, [_only_written(r, writes) for r in on_driver.records], writes,
+                                    on_driver.complete)
+    if schema is None:
+        with translated():  # the function fails on a sampled row: the run fails there too
+            rows = df.select(*[col(c) for c in columns]).limit(SAMPLE_ROWS).toArrow().to_pylist()
+            sample = [_only_written(r, writes) for row in rows for r in udf.on_row(row, row)]
+        schema = _schema_of_written(node, df, sample, writes, False)
+    return schema
+
+
+def _only_written(record: dict, writes) -> dict:
+    return {n: record[n] for n in record if n in writes}
+
+
+def _schema_of_written(node: Map, df: DataFrame, sample: list[dict], writes, complete: bool) -> Optional[StructType]:
     order = {n: None for r in sample for n in r}
     sample = [{n: r.get(n) for n in order} for r in sample]
-    schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=False,
+    schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=complete,
                               input_schema=df.schema, known_fields=frozenset(writes),
                               declared=declared_types(node.fn))
     return schema
 
 
-def sampled_output_schema(node: Map, udf: Udf, df: DataFrame) -> Optional[StructType]:
-    """The schema of a pure Python Map's records from its output on the input's first rows,
-    so that the batch path emits typed columns at once instead of pickled records that are
-    persisted, sampled and decoded in a second pass. None where a field holds no value in
-    the sample (and the input was not all sampled), or the function is not known pure (the
-    driver calls it on the sample)."""
+def sampled_output_schema(node: Map, udf: Udf, df: DataFrame, on_driver=None) -> Optional[StructType]:
+    """The schema of a pure Python Map's records from its output on a sample (the driver's,
+    `udflow.samples`, else the input's first rows on Spark), so that the batch path emits
+    typed columns at once instead of pickled records that are persisted, sampled and decoded
+    in a second pass. None where a field holds no value in the sample (and the input was not
+    all sampled), or the function is not known pure (the driver calls it on the sample)."""
     try:
         props = properties_of(node)
     except Exception:  # noqa: BLE001 - no analysis: not known pure
         return None
     if not props.pure or props.origin != "analysis":
         return None
+    if on_driver is not None:
+        schema = _typed_by(node, df, list(on_driver.records), on_driver.complete, props)
+        if schema is not None:
+            return schema
     with translated():  # the function fails on a sampled row: the run fails there too
         rows = df.limit(SAMPLE_ROWS).toArrow().to_pylist()
         sample = [r for row in rows for r in udf.on_row(row)]
+    return _typed_by(node, df, sample, len(rows) < SAMPLE_ROWS, props)
+
+
+def _typed_by(node: Map, df: DataFrame, sample: list, complete: bool, props) -> Optional[StructType]:
     try:
-        schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=len(rows) < SAMPLE_ROWS,
+        schema, _ = output_schema(node.label, function_location(node.fn), sample, complete=complete,
                                   input_schema=df.schema, known_fields=props.output_fields,
                                   declared=declared_types(node.fn))
     except UdflowError:  # values of several types: the decoding of the whole output says so, or not

@@ -6,11 +6,16 @@
    `SparkContext.addPyFile`, once per SparkContext (the zip's name carries a
    hash of its contents). Executors import only `udflow.spark_backend.udf` and
    what it needs: pyarrow and pyspark, no optimizer dependency.
-2. The executors' Python is checked when the zip is first added, by a one-task
-   probe per executor slot: it must start (the interpreter exists and is the
-   driver's Python version, as PySpark requires) and have pyarrow of at least
-   the version PySpark needs. A failure is a `UdflowError` naming the
-   interpreter and what is missing, not a Java stack trace.
+2. The executors' Python is checked once per SparkContext: it must start (the
+   interpreter exists and is the driver's Python version, as PySpark requires)
+   and have pyarrow of at least the version PySpark needs. A failure is a
+   `UdflowError` naming the interpreter and what is missing, not a Java stack
+   trace. udflow's own actions (`collect`, `write`) check with a one-task probe
+   per executor slot. `to_spark()` runs no Spark job (a DataFrame is lazy): on
+   a local master it checks the interpreter on this machine, where the
+   executors run it, without Spark; on a cluster it leaves the check to the
+   first udflow action, and a DataFrame's own action meets a missing pyarrow
+   in PySpark's words.
 3. The user's functions are pickled by cloudpickle, which pickles a function of
    an importable module *by reference* (`module.name`, imported again on the
    executor). Every module of the user's own code that a flow's functions reach
@@ -27,11 +32,13 @@ Which interpreter executors run: `spark.pyspark.python` when set, else
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import io
 import os
 import site
+import subprocess
 import sys
 import sysconfig
 import types
@@ -50,19 +57,29 @@ MIN_PYARROW = (18, 0)  # pyspark.sql.pandas.utils.require_minimum_pyarrow_versio
 _OWN_PACKAGES = ("udflow", "pyspark", "py4j")
 
 
-def prepare(spark: SparkSession, node: Node) -> None:
-    """Make `spark`'s executors able to run `node`'s functions (see the module docstring)."""
+# Set on a SparkContext whose executors' Python passed the probe: the check is per context.
+_PROBED = "_udflow_executors_probed"
+
+
+def prepare(spark: SparkSession, node: Node, run_jobs: bool = True) -> None:
+    """Make `spark`'s executors able to run `node`'s functions (see the module docstring);
+    `run_jobs=False` checks the executors' Python without a Spark job where it can."""
     for module in user_modules(functions_of(node)):
         cloudpickle.register_pickle_by_value(module)
     sc = spark.sparkContext
     name, data = udflow_zip()
-    if name in (sc._python_includes or []):
+    if name not in (sc._python_includes or []):
+        path = os.path.join(sc._temp_dir, name)  # removed by Spark when the context stops
+        with open(path, "wb") as fh:
+            fh.write(data)
+        sc.addPyFile(path)
+    if getattr(sc, _PROBED, False):
         return
-    path = os.path.join(sc._temp_dir, name)  # removed by Spark when the context stops
-    with open(path, "wb") as fh:
-        fh.write(data)
-    sc.addPyFile(path)
-    check_executors(spark)
+    if run_jobs:
+        check_executors(spark)
+        setattr(sc, _PROBED, True)
+    elif sc.master.startswith("local"):
+        check_local_python(sc.pythonExec)
 
 
 # ---------------------------------------------------------------------------
@@ -116,6 +133,12 @@ def check_executors(spark: SparkSession) -> None:
         found = sc.parallelize(range(slots), slots).mapPartitions(probe).collect()
     except Exception as exc:  # noqa: BLE001 - the executors could not start Python: say why
         raise UdflowError(_startup_failure(python, str(exc))) from None
+    _judge(found)
+
+
+def _judge(found: list[tuple]) -> None:
+    """Raise the first thing missing from the executors' (Python version, pyarrow version,
+    interpreter) as found."""
     for version, arrow, executable in found:
         if arrow is None:
             raise UdflowError(
@@ -133,6 +156,38 @@ def check_executors(spark: SparkSession) -> None:
                 f"the executors' Python ({executable}) is Python {'.'.join(map(str, version))}, the "
                 f"driver's {sys.version_info[0]}.{sys.version_info[1]}; PySpark needs the same version on both"
             )
+
+
+def check_local_python(python: str) -> None:
+    """The check of `check_executors` for a local master, without a Spark job: its executors
+    run `python` on this machine (this very interpreter, as a rule)."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable) or python == sys.executable:
+        found = [(tuple(sys.version_info[:2]), _pyarrow_version(), sys.executable)]
+    else:
+        found = [_probe_interpreter(python)]
+    _judge(found)
+
+
+def _pyarrow_version() -> str | None:
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow.__version__
+
+
+def _probe_interpreter(python: str) -> tuple:
+    script = (
+        "import sys\ntry:\n import pyarrow; a = pyarrow.__version__\nexcept ImportError:\n a = None\n"
+        "print(repr((tuple(sys.version_info[:2]), a, sys.executable)))"
+    )
+    try:
+        done = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=60)
+    except OSError as exc:
+        raise UdflowError(_startup_failure(python, f"Cannot run program: {exc}")) from None
+    if done.returncode != 0:
+        raise UdflowError(_startup_failure(python, done.stderr)) from None
+    return ast.literal_eval(done.stdout.strip())
 
 
 def _startup_failure(python: str, text: str) -> str:
