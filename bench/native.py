@@ -2,8 +2,9 @@
 
 On one SparkSession (the embedded `local[*]` one, `udflow.spark_backend.get_session()`),
 for TPC-H Q7 and Q15, clickstream and text mining (examples/) and the three user
-pipelines (examples/ratings.py by movie and by genre, taxi.py, documents.py), these
-variants of the same query:
+pipelines (examples/ratings.py by movie and by genre, taxi.py, documents.py), and the
+newcomer's shop pipeline of issue 31 (examples/shop.py, whose "hand" variant is its
+`F.udf` twin), these variants of the same query:
 
     written     the flow as written                     flow.collect()
     optimized   udflow.optimize(flow).chosen            chosen.collect()
@@ -46,7 +47,7 @@ from typing import Callable, Optional
 
 import udflow
 from bench import native_hand
-from examples import clickstream, documents, ratings, taxi, text_mining, tpch_q7, tpch_q15
+from examples import clickstream, documents, ratings, shop, taxi, text_mining, tpch_q7, tpch_q15
 from examples.user_data import bag_mismatch, rows_of
 from udflow.plan import CoGroup, Cross, Map, Match, Reduce
 
@@ -81,6 +82,8 @@ TASKS = (
     Task("ratings_genre", "ratings-{scale}", ratings.generate_data, lambda d: ratings.build_flow(d, "genre"),
          lambda s, d: ratings.hand_pyspark(s, d, "genre")),
     Task("taxi", "taxi-{scale}", taxi.generate_data, taxi.build_flow, taxi.hand_pyspark),
+    # issue 31's newcomer: "hand" is the twin as that user writes it, F.udf and groupBy().agg
+    Task("shop", "shop-{scale}", shop.generate_data, shop.build_flow, shop.twin_pyspark, scale_factor=4.0),
     Task("documents", "documents-{scale}", documents.generate_data, documents.build_flow, documents.hand_pyspark),
 )
 

@@ -21,7 +21,7 @@ The flow:
 `twin_pyspark(spark, data_dir)` is the same job with `F.udf` for each function and
 `groupBy().agg` for the summary, as a PySpark user writes it.
 
-Run it:  python -m examples.shop --data data/shop --orders 50000
+Run it:  python -m examples.shop --data data/shop --scale 0.25
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ COUNTRIES = ("FR", "DE", "IT", "ES", "US", "CA", "BR", "JP", "NZ")
 REGIONS = {"FR": "EU", "DE": "EU", "IT": "EU", "ES": "EU", "US": "NA", "CA": "NA", "JP": "APAC"}
 COUPONS = {"WELCOME10": 0.10, "SPRING5": 0.05, "VIP20": 0.20}
 N_PRODUCTS = 400
+ORDERS_PER_SCALE = 200_000
 
 
 # ---------------------------------------------------------------------------
@@ -149,10 +150,12 @@ def _month_of_2025(text):
 # ---------------------------------------------------------------------------
 
 
-def generate_data(data_dir: str, orders: int = 50_000, seed: int = 0) -> str:
-    """`orders.csv` (with the dirty rows a shop's export has) and `products.parquet`."""
+def generate_data(data_dir: str, scale: float = 0.25, seed: int = 0) -> str:
+    """`orders.csv` (ORDERS_PER_SCALE orders at scale 1, with the dirty rows a shop's export
+    has) and `products.parquet`."""
     import pyarrow as pa
 
+    orders = max(1, round(ORDERS_PER_SCALE * scale))
     if _complete(data_dir, orders):
         return data_dir
     rng = random.Random(seed)
@@ -201,9 +204,9 @@ def _complete(data_dir: str, orders: int) -> bool:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data/shop")
-    parser.add_argument("--orders", type=int, default=50_000)
+    parser.add_argument("--scale", type=float, default=0.25, help=f"x {ORDERS_PER_SCALE:,} orders")
     args = parser.parse_args(argv)
-    flow = build_flow(generate_data(args.data, args.orders))
+    flow = build_flow(generate_data(args.data, args.scale))
     optimized = udflow.optimize(flow)
     print(optimized.explain())
     for row in sorted(optimized.best.collect(), key=lambda r: r["segment"]):

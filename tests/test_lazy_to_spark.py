@@ -40,7 +40,7 @@ def bag(rows):
 
 @pytest.fixture(scope="module")
 def shop_data(tmp_path_factory):
-    return shop.generate_data(str(tmp_path_factory.mktemp("shop")), orders=3000)
+    return shop.generate_data(str(tmp_path_factory.mktemp("shop")), scale=0.015)
 
 
 def many_words(r):

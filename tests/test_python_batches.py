@@ -43,3 +43,30 @@ def test_a_value_of_another_type_than_the_sample_gave_raises_naming_the_field(sp
     other = uf.source("o", rows=[{"ok": i, "tag": str(i)} for i in range(300)])
     with pytest.raises(UdfRuntimeError, match="word"):
         flow.match(other, on=("k", "ok")).collect(spark=spark)
+
+
+WIDE = [{"k": i % 7, "x": float(i), "pad": "p" * 40, "other": i} for i in range(400)]
+
+
+def spread(rows):  # reads k and x only, builds its record from them
+    xs = [r["x"] for r in rows]
+    yield {"k": rows[0]["k"], "spread": str(max(xs) - min(xs))}
+
+
+def first_whole(rows):  # copies the first record whole: every field is needed
+    rows = list(rows)
+    yield {**rows[0], "n": str(len(rows))}
+
+
+@pytest.mark.parametrize("fn, shown", [(spread, {"k", "x"}), (first_whole, {"k", "x", "pad", "other"})])
+def test_a_python_reduce_is_shuffled_with_only_the_fields_it_uses(spark, fn, shown):
+    """A Python Reduce that builds its records from what it reads sees those fields only, so
+    the shuffle and the Arrow batches carry no other column (`UdfProperties.group_projection`);
+    one that copies a record whole sees every field."""
+    flow = uf.source("t", rows=WIDE).reduce(["k"], fn)
+    lowering = Lowering(spark)
+    plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    grouped = next(line for line in plan.splitlines() if "FlatMapGroupsInArrow" in line)
+    arguments = grouped.split("run(")[1].split(")")[0]
+    assert {a.split("#")[0].strip() for a in arguments.split(",")} == shown
+    assert _bag(flow.collect(spark=spark)) == _bag(flow.collect(engine="reference"))

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from udflow.errors import FlowConstructionError
-from udflow.plan import Cross, Custom, Map, Match, Node, Source
+from udflow.plan import Cross, Custom, Map, Match, Node, Reduce, Source
 
 
 
@@ -66,6 +66,18 @@ def read_projection(node: Node) -> Optional[frozenset[str]]:
         return properties_of(node).read_projection()
     except Exception:  # noqa: BLE001 - no analysis result: the whole record
         return None
+
+
+def group_projection(node: Node) -> Optional[frozenset[str]]:
+    """The fields a Reduce's groups must carry to the Python function: its key and what it
+    reads, where `UdfProperties.group_projection` says that is all it uses; None: every field."""
+    if not isinstance(node, Reduce):
+        return None
+    try:
+        reads = properties_of(node).group_projection()
+    except Exception:  # noqa: BLE001 - no analysis result: every field
+        return None
+    return None if reads is None else frozenset(reads) | frozenset(node.key)
 
 
 def global_record(node: Node) -> frozenset[str]:

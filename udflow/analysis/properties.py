@@ -199,6 +199,17 @@ class UdfProperties:
             return self.reads | self.writes
         return None
 
+    def group_projection(self) -> Optional[Fields]:
+        """(reduce) The fields a group's records must carry for the function besides the key:
+        those it reads or copies from the first record (`rows[0]["k"]`), when every record it
+        emits is built from those (no input record copied whole, as `{**rows[0], ...}` does).
+        None: the whole records. Only the analysis' own answer is trusted, never an annotation."""
+        if self.kind != "reduce" or not (self.pure and self.origin == "analysis") or not self.emitted:
+            return None
+        if self.forwards_groups or any(s.copied or s.maybe_copied for s in self.emitted):
+            return None
+        return self.reads | self.group_copied
+
     def evidence_for(self, prop: str, field_name: Optional[str] = None) -> tuple[Evidence, ...]:
         return tuple(
             e for e in self.evidence if e.prop == prop and (field_name is None or e.field == field_name)

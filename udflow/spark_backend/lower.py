@@ -61,7 +61,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BinaryType, DoubleType, FloatType, StructField, StructType
 
 from udflow.errors import UdflowError
-from udflow.fields import only_fields, output_fields, properties_of, read_projection
+from udflow.fields import group_projection, only_fields, output_fields, properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import collisions, native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
@@ -238,12 +238,14 @@ class Lowering:
         native = self._native(node, key)
         if native is not None:
             return native
-        udf = Udf(node.label, function_location(node.fn), node.fn, "reduce")
+        udf = Udf(node.label, function_location(node.fn), node.fn, "reduce",
+                  input_fields=tuple(sorted(output_fields(node.input) or ())))
         inp = self.lower(node.input)
         if inp.pickled:
             inp = self.lower(node.input, node.key)
             grouped = inp.df.groupBy(col(KEY))
         else:
+            inp = _grouped_fields_only(node, inp)
             grouped = inp.df.groupBy(*[col(k) for k in node.key])
         run = executor.reduce_groups
         return self._python(
@@ -484,6 +486,16 @@ def _known_fields(node: Node) -> Optional[frozenset[str]]:
         return output_fields(node)
     except Exception:  # noqa: BLE001 - unknown is a valid answer
         return None
+
+
+def _grouped_fields_only(node: Reduce, inp: Lowered) -> Lowered:
+    """The Reduce's typed input cut to the fields its function uses (`fields.group_projection`):
+    the shuffle and the Arrow batches carry those columns only."""
+    used = group_projection(node)
+    if used is None:
+        return inp
+    return Lowered(inp.df.select(*[col(n) for n in inp.df.schema.names if n in used]), pickled=False,
+                   nonnull=inp.nonnull)
 
 
 def _only(node: Node, df: DataFrame, fields: Optional[tuple[str, ...]]) -> DataFrame:
