@@ -7,7 +7,11 @@ globals_)` reads the function's syntax tree at that line and puts the first cons
 outside the model's vocabulary into the reason:
 
     computes field segment the expression IR cannot express (line 52)
-      ->  computes field segment with an f-string, which has no model yet (line 52)
+      ->  computes field segment with an f-string, which has no model yet (line 52);
+          native-friendly: join str values with +, e.g. r["a"] + "/" + r["b"] (...)
+
+Where the model has a way to say the same thing natively, the reason ends with it
+(`ADVICE`); each piece of advice is checked to run natively in tests/test_constructs.py.
 """
 
 from __future__ import annotations
@@ -23,16 +27,46 @@ _STOPPED = re.compile(r"^(?P<what>.*?) the expression IR cannot express(?P<rest>
 _MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if "." in name} | {"get", "pop", "split"}
 
 
+# The native-friendly way to write a construct, by the start of its name: only forms the
+# model and the native lowering know, with the condition under which they mean the same.
+ADVICE = (
+    ("an f-string", 'join str values with +, e.g. r["a"] + "/" + r["b"] (the same text where both are '
+                    'str; an f-string also prints None and numbers)'),
+    ("dict.get on ", 'a conditional expression per key, e.g. 0.1 if r["k"] == "A" else 0.2 if r["k"] == "B" '
+                     'else 0.0 (or r["k"] in ("A", "B") for a set)'),
+    ("a look-up in ", 'a conditional expression per key, e.g. 0.1 if r["k"] == "A" else 0.2 if r["k"] == "B" '
+                      'else 0.0'),
+    ("try/except", "test the value before using it (if x is not None and ...) instead of catching the "
+                   "error: a try block has no model"),
+    ("a call of your helper ", "write the helper's expression in the function itself: calls of your own "
+                               "functions are not followed yet"),
+)
+
+
+# Reasons the model gives that already name their construct: (start of the reason, construct)
+_NAMED_BY_THE_MODEL = (("a try statement", "try/except"),)
+
+
 def named(reason: str, node: ast.AST, globals_: dict) -> str:
-    """`reason` with the construct at its line named, when it is a "cannot express" one."""
+    """`reason` with the construct at its line named, when it is a "cannot express" one, and
+    the native-friendly way to write it where there is one (`ADVICE`)."""
     found = _STOPPED.match(reason or "")
     if not found:
-        return reason
+        named_already = next((c for start, c in _NAMED_BY_THE_MODEL if (reason or "").startswith(start)), None)
+        tip = advice(named_already) if named_already else None
+        return reason if tip is None else f"{reason}; native-friendly: {tip}"
     construct = construct_at(node, int(found.group("line")), globals_)
     if construct is None:
         return reason
     what = found.group("what").removesuffix(" a value").removesuffix(" a condition")
-    return f"{what} with {construct}, which has no model yet{found.group('rest')} (line {found.group('line')})"
+    text = f"{what} with {construct}, which has no model yet{found.group('rest')} (line {found.group('line')})"
+    tip = advice(construct)
+    return text if tip is None else f"{text}; native-friendly: {tip}"
+
+
+def advice(construct: str) -> Optional[str]:
+    """The native-friendly way to write `construct` (as `construct_at` names it), or None."""
+    return next((tip for start, tip in ADVICE if construct.startswith(start)), None)
 
 
 def construct_at(node: ast.AST, line: int, globals_: dict) -> Optional[str]:
