@@ -22,8 +22,8 @@ Decimal, say) or its input is pickled Python records; the lowering records why
 
 from __future__ import annotations
 
-from udflow.analysis.model import case_terms
-from udflow.expr import Call
+from udflow.analysis.model import ExplodeModel, GroupFilterModel, case_terms
+from udflow.expr import Agg, Call
 from udflow.fields import properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Source
 
@@ -54,7 +54,7 @@ def model_lines(root: Node) -> list[str]:
 
 def runs_natively(node: Node) -> bool:
     """Whether the backend runs the operator's function natively (predicted from its model)."""
-    return getattr(node, "fn", None) is not None and how_it_runs(node) == "native"
+    return getattr(node, "fn", None) is not None and how_it_runs(node).startswith("native")
 
 
 def native_model(node: Node):
@@ -76,9 +76,9 @@ def how_it_runs(node: Node) -> str:
     except Exception as exc:  # noqa: BLE001 - not analysed: it runs as written, in Python
         return f"Python (batches): not analysed ({type(exc).__name__})"
     if props.model is not None:
-        blocked = _python_only_call(props.model)
+        blocked, in_python = _python_only_calls(props.model)
         if blocked is None:
-            return "native"
+            return "native" if not in_python else f"native, with Python for {'; '.join(in_python)}"
         why = blocked
     else:
         why = props.model_reason or "no model"
@@ -87,18 +87,35 @@ def how_it_runs(node: Node) -> str:
     return f"Python (batches): {why}"
 
 
-def _python_only_call(model) -> str | None:
-    """A call the model has but no native form gives exactly (e.g. str.lower: Python's and the
-    JVM's case tables differ), with the line of the case that makes it."""
+def _python_only_calls(model) -> tuple[str | None, list[str]]:
+    """(the call that keeps the operator in Python, with its line; None when there is none) and
+    the calls that run as Python inside the native plan (`spark_backend.python_calls`): a call
+    the model has but no native form gives exactly (e.g. str.lower: Python's and the JVM's
+    case tables differ). Inside an explosion or an aggregate's argument every such call
+    keeps the operator in Python."""
     from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
+    from udflow.spark_backend.python_calls import RESULTS
 
+    in_python = []
     for line, term in case_terms(model):
-        for t in term.walk():
-            if isinstance(t, Call) and t.name not in NATIVE_CALLS:
-                return f"calls {t.name}, which has no exact native form (line {line})"
-            if isinstance(t, Call) and not arity_fits(t.name, t.args):
-                return f"calls {t}, a form of {t.name} with no exact native form (line {line})"
-    return None
+        for t, in_aggregate in _calls(term):
+            if t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
+                continue
+            if t.name in RESULTS and not in_aggregate and not isinstance(model, (ExplodeModel, GroupFilterModel)):
+                in_python.append(f"{t.name} (line {line})")
+            elif t.name not in NATIVE_CALLS:
+                return f"calls {t.name}, which has no exact native form (line {line})", []
+            else:
+                return f"calls {t}, a form of {t.name} with no exact native form (line {line})", []
+    return None, list(dict.fromkeys(in_python))
+
+
+def _calls(term, in_aggregate: bool = False):
+    """(call, whether it is inside an aggregate's argument) for every call in `term`."""
+    if isinstance(term, Call):
+        yield term, in_aggregate
+    for child in term.children():
+        yield from _calls(child, in_aggregate or isinstance(term, Agg))
 
 
 def _one_record_copy(props) -> bool:

@@ -10,7 +10,7 @@ import inspect
 import re
 
 from udflow import expr
-from udflow.spark_backend import native_calls
+from udflow.spark_backend import native_calls, python_calls
 from udflow.spark_backend.native import NativeLowering
 
 HEADER = """# Python that runs natively: a cheat sheet
@@ -66,10 +66,17 @@ def markdown() -> str:
             arity = native_calls.ARITY.get(name, 1)
             form = "any number of arguments" if arity is None else f"{arity} argument(s), receiver included"
             lines.append(f"| `{name}` | yes ({form}) |")
+        elif name in python_calls.RESULTS:
+            forms = ", ".join(f"({', '.join(families)}) -> {result}"
+                              for families, result in python_calls.RESULTS[name].items())
+            lines.append(f"| `{name}` | the call alone runs as Python inside the native plan, for {forms} |")
         else:
             lines.append(f"| `{name}` | no: modelled, runs as Python |")
-    lines += ["", "A call outside this table (a helper of yours, `math.*`, `dict.get` on a table, an",
-              "f-string, `str()`) has no model yet: the function runs as Python.", ""]
+    lines += ["", "A call that runs as Python inside the native plan is an Arrow UDF over its arguments'",
+              "values, which the rest of the function computes natively (partial lowering,",
+              "docs/native.md); inside an explosion or an aggregate's argument it keeps the whole",
+              "operator in Python. A call outside this table (a helper of yours, `math.*`,",
+              "`dict.get` on a table, an f-string, `str()`) has no model yet: the function runs as Python.", ""]
     return "\n".join(lines)
 
 

@@ -23,7 +23,8 @@ reason: the operator then stays in Python. The traps, and what is done:
     Decimal wider than Spark's 38 digits   NotNative where Spark would round it to a smaller scale
     float mixed with Decimal               NotNative (Python raises TypeError on +)
     str.strip (Unicode whitespace)         regexp over Python's own whitespace characters
-    str.lower/upper (case tables differ)   NotNative: Python's and the JVM's Unicode tables differ
+    str.lower/upper (case tables differ)   the call alone in Python (`python_calls`), else NotNative
+    round (Spark: on the decimal text)     the same
 
 Every guard tests the operands before the operation runs, inside one CASE, so
 the order of Python's errors (TypeError before ZeroDivisionError) is kept and
@@ -55,7 +56,11 @@ from udflow.spark_backend.native_types import (
     NotNative,
     Typed,
     decimal_of,
+    equal_group,
     family_of,
+    one_family,
+    ordered_group,
+    wider_decimal,
 )
 from udflow.spark_backend.sql import case, ident, literal
 
@@ -76,8 +81,10 @@ class NativeLowering:
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
-                 shown=None, pinned: bool = True, elem: Optional[str] = None):
+                 shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None):
         self.fields = {f.name: f for f in schema.fields}
+        # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
+        self.python_calls = python_calls
         self.where = where
         # the fields an error shows of its record: those the function reads, so that an error
         # message does not keep Spark from pruning the other columns (default: all)
@@ -166,6 +173,17 @@ class NativeLowering:
         if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term
             values = sql.call("array", *[sql.cast(o.sql, "STRING") for o in operands])
             chunks += ["'.'", literal(b64("\n  operands: ")), "'.'", _base64_json(values)]
+        return self._raise(chunks)
+
+    def raised(self, encoded: str) -> str:
+        """SQL that raises a message computed at run time (`encoded`: SQL of its text in base64,
+        e.g. Python's own words for an error `python_calls` caught), marked as `error` marks."""
+        self.guards_made += 1
+        at = f" (line {self.line})" if self.line else ""
+        return self._raise([literal(b64(f"{self.where} raised ")), "'.'", encoded, "'.'",
+                            literal(b64(f"{at}\n  record: ")), "'.'", self._record_text()])
+
+    def _raise(self, chunks: list) -> str:
         # A nondeterministic part (spark_partition_id(); not rand(), whose comparisons with
         # constants Spark folds) makes the raising expression nondeterministic, so that Catalyst
         # neither moves it past another operator (a filter below or above, a join), nor merges
@@ -305,7 +323,7 @@ class NativeLowering:
         left, right = self.lower(t.left), self.lower(t.right)
         if t.op in ("==", "!="):
             return self._equality(t.op, left, right)
-        group = _ordered_group(left.family, right.family)
+        group = ordered_group(left.family, right.family)
         if group is None:
             raise NotNative(f"{t.op} between {left.family} and {right.family}")
         guards = self.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY[t.op])
@@ -319,7 +337,7 @@ class NativeLowering:
         if "none" in (left.family, right.family):
             other = right if left.family == "none" else left
             value = f"({other.sql} IS NULL)" if other.family != "none" else "TRUE"
-        elif _equal_group(left.family, right.family) is None:
+        elif equal_group(left.family, right.family) is None:
             # 1 == "1", date == 1: unrelated values are never equal, but None == None is True
             value = f"({left.sql} IS NULL AND {right.sql} IS NULL)" if left.nullable and right.nullable else "FALSE"
         else:
@@ -364,12 +382,12 @@ class NativeLowering:
 
     def _BoolOp(self, t) -> Typed:
         values = self._in_order(t.values, t.op, self.lower)
-        family = _one_family(values, f"{t.op} of")
+        family = one_family(values, f"{t.op} of")
         result = values[-1]
         for v in reversed(values[:-1]):  # a and b == (b if a else a); a or b == (a if a else b)
             chosen = (result, v) if t.op == "and" else (v, result)
             text = case([(self.truth(v), chosen[0].sql)], chosen[1].sql)
-            result = Typed(text, family, v.nullable or result.nullable, decimal=_wider(family, v, result))
+            result = Typed(text, family, v.nullable or result.nullable, decimal=wider_decimal(family, v, result))
         return result
 
     def _IfElse(self, t) -> Typed:
@@ -378,9 +396,9 @@ class NativeLowering:
             body = self.lower(t.body)
         with self.assuming(nullness.when_false(t.test)):
             orelse = self.lower(t.orelse)
-        family = _one_family([body, orelse], "a conditional whose branches are")
+        family = one_family([body, orelse], "a conditional whose branches are")
         text = case([(self.truth(test), body.sql)], orelse.sql)
-        return Typed(text, family, body.nullable or orelse.nullable, decimal=_wider(family, body, orelse))
+        return Typed(text, family, body.nullable or orelse.nullable, decimal=wider_decimal(family, body, orelse))
 
     def _IsNone(self, t) -> Typed:
         x = self.lower(t.operand)
@@ -414,9 +432,11 @@ class NativeLowering:
 
     def _Call(self, t) -> Typed:
         maker = native_calls.CALLS.get(t.name)
-        if maker is None:
-            raise NotNative(f"{t.name} has no native form")
-        if not native_calls.arity_fits(t.name, t.args):
+        if maker is None or not native_calls.arity_fits(t.name, t.args):
+            if self.python_calls is not None:
+                return self.python_calls.lower(self, t.name, [self.lower(a) for a in t.args])
+            if maker is None:
+                raise NotNative(f"{t.name} has no native form")
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
         return maker(self, [self.lower(a) for a in t.args])
 
@@ -455,45 +475,7 @@ def _utf8(text: str) -> bool:
 
 def _base64_json(value: str) -> str:
     """SQL: the JSON of `value` as base64 (Spark may break it into lines: the reader strips them)."""
-    return sql.call("base64", sql.call("encode", sql.call("to_json", value), "'UTF-8'"))
-
-
-def _one_family(values: list, what: str) -> str:
-    families = {v.family for v in values} - {"none"}
-    if len(families) > 1:
-        raise NotNative(f"{what} {' and '.join(sorted(families))} values (the result's type would vary)")
-    return families.pop() if families else "none"
-
-
-def _wider(family: str, a: Typed, b: Typed) -> Optional[tuple]:
-    if family != "decimal":
-        return None
-    known = [x.decimal for x in (a, b) if x.family == "decimal"]
-    out = known[0]
-    for d in known[1:]:
-        out = sql.wider(out, d)
-    return out
-
-
-def _ordered_group(a: str, b: str) -> Optional[str]:
-    numeric = {"int", "float", "decimal"}
-    if {a, b} <= numeric:
-        if {a, b} == {"float", "decimal"}:
-            return None  # Python compares them exactly, Spark through a double
-        return "float" if "float" in (a, b) else "number"
-    if a == b and a in ("str", "date"):
-        return a
-    return None
-
-
-def _equal_group(a: str, b: str) -> Optional[str]:
-    if "bool" in (a, b) and a != b:
-        raise NotNative("== between a bool and a number")
-    if {a, b} == {"float", "decimal"}:  # 1.5 == Decimal("1.50"): Python compares exactly, Spark through a double
-        raise NotNative("== between a float and a Decimal")
-    if {a, b} <= {"int", "float", "decimal"}:
-        return "number"
-    return a if a == b else None
+    return sql.call("base64", sql.call("encode", sql.call("to_json", value, "map('ignoreNullFields', 'false')"), "'UTF-8'"))
 
 
 def _bound(bound, n: str, default: str) -> str:

@@ -54,6 +54,7 @@ from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
 from udflow.spark_backend.native_types import DECIMAL_DIGITS, INT_MAX, INT_MIN
+from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import ident, literal
 
 FIRST = "__udflow_first"
@@ -103,7 +104,7 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     # copied record: a struct no one selects must stay prunable
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
-        checked=checks, shown=set(key) | set(also),
+        checked=checks, shown=set(key) | set(also), python_calls=PythonCalls(df.sparkSession),
     )
     names = {agg: a.alias for agg, a in zip(aggs, lowered)}
     out, known = run_map(one_row, _over_one_row(model, names), groups)

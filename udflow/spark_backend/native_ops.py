@@ -28,6 +28,7 @@ from udflow.spark_backend import nullness
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import decimal_of, family_of
 from udflow.spark_backend.native_calls import PY_WHITESPACE
+from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import call, case, ident, literal
 
 CASE = "__udflow_case"
@@ -108,7 +109,8 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     frame = kept.selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
-                           checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned)
+                           checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
+                           python_calls=lowering.python_calls)
     if any(_spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
         return None  # read back, the column would be another Python type: keep the terms whole
     typed = {n: (ident(hidden[n]), t.nullable) for n, (t, _) in lowered.items()}
@@ -263,7 +265,10 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> t
     the model has no exact native form. `nonnull`: the input's fields known never None (the
     data's types, `udflow.field_types`, and what the operators below prove), whatever Spark's
     schema says."""
-    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model))
+    # a call with no native form runs as Python in the plan, but not inside an explosion's
+    # pieces, which Spark's higher-order functions compute (see `python_calls`)
+    calls = None if isinstance(model, ExplodeModel) else PythonCalls(df.sparkSession)
+    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model), python_calls=calls)
     if isinstance(model, FilterModel):
         return run_filter(df, model, lowering)
     if isinstance(model, RecordModel):

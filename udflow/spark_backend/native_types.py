@@ -19,6 +19,8 @@ from pyspark.sql.types import (
     StringType,
 )
 
+from udflow.spark_backend.sql import wider
+
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 EXACT_DOUBLE = 2**53
 DECIMAL_DIGITS = 28  # Python's default decimal context precision
@@ -55,3 +57,49 @@ def family_of(data_type: DataType) -> Optional[str]:
 
 def decimal_of(data_type: DataType) -> Optional[tuple]:
     return (data_type.precision, data_type.scale) if isinstance(data_type, DecimalType) else None
+
+
+# -- the families of a term's operands and results ----------------------------------------
+
+
+def one_family(values: list, what: str) -> str:
+    """The one family of `values` (a conditional's branches, an and/or's operands), or NotNative."""
+    families = {v.family for v in values} - {"none"}
+    if len(families) > 1:
+        raise NotNative(f"{what} {' and '.join(sorted(families))} values (the result's type would vary)")
+    return families.pop() if families else "none"
+
+
+def wider_decimal(family: str, a: Typed, b: Typed) -> Optional[tuple]:
+    """The decimal type that holds both (for a decimal result), else None."""
+    if family != "decimal":
+        return None
+    known = [x.decimal for x in (a, b) if x.family == "decimal"]
+    out = known[0]
+    for d in known[1:]:
+        out = wider(out, d)
+    return out
+
+
+def ordered_group(a: str, b: str) -> Optional[str]:
+    """How two families compare with < and the like: "float", "number", "str", "date"; None:
+    not natively (Python raises, or compares exactly what Spark would round)."""
+    numeric = {"int", "float", "decimal"}
+    if {a, b} <= numeric:
+        if {a, b} == {"float", "decimal"}:
+            return None  # Python compares them exactly, Spark through a double
+        return "float" if "float" in (a, b) else "number"
+    if a == b and a in ("str", "date"):
+        return a
+    return None
+
+
+def equal_group(a: str, b: str) -> Optional[str]:
+    """How two families compare with ==: "number" or their family; None: never equal."""
+    if "bool" in (a, b) and a != b:
+        raise NotNative("== between a bool and a number")
+    if {a, b} == {"float", "decimal"}:  # 1.5 == Decimal("1.50"): Python compares exactly, Spark through a double
+        raise NotNative("== between a float and a Decimal")
+    if {a, b} <= {"int", "float", "decimal"}:
+        return "number"
+    return a if a == b else None

@@ -1,0 +1,139 @@
+"""Partial lowering (issue 29, item 2): a model's call with no exact native form (`str.lower`,
+`str.upper`, `round`) runs as an Arrow UDF inside the native plan, everything around it as
+Spark expressions (`udflow/spark_backend/python_calls.py`).
+
+Python's values and errors, on both engines: Unicode case mappings the JVM does differently,
+float ties that Spark would round on the decimal text, None receivers, NaN and infinity; an
+error in a branch the record does not take is never raised, one in a branch it takes is
+raised in Python's words.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import udflow as uf
+from udflow.errors import UdfRuntimeError
+from udflow.execution import how_it_runs
+from udflow.spark_backend.lower import Lowering
+
+WORDS = [" Completed ", "İstanbul", "straße", "ΟΔΟΣ", "ǅemal", "ﬁne", None, "", "MiXeD"]
+NUMBERS = [2.675, 0.125, -0.5, 2.5, 1.005, -1e-9, 12345.6789, 3.0, 0.0]
+ROWS = [{"k": i % 3, "s": WORDS[i % len(WORDS)], "x": NUMBERS[i % len(NUMBERS)], "n": i - 4} for i in range(36)]
+
+
+def lowered(r):
+    return {**r, "low": r["s"].lower() if r["s"] is not None else None, "up": r["s"].upper() if r["s"] else ""}
+
+
+def stripped_lower_is_completed(r):
+    return r["s"] is not None and r["s"].strip().lower() == "completed"
+
+
+def rounded(r):
+    return {**r, "r2": round(r["x"], 2), "r0": round(r["x"]), "ri": round(r["n"], -1)}
+
+
+def rounded_total(rows):
+    rows = list(rows)
+    total = sum(r["x"] for r in rows)
+    yield {"k": rows[0]["k"], "total": round(total, 3), "whole": round(total)}
+
+
+def no_receiver(r):
+    return {**r, "low": r["s"].lower()}
+
+
+def not_a_number(r):
+    return {**r, "r0": round(r["x"])}
+
+
+def _bag(rows):
+    return sorted(repr(sorted(r.items())) for r in rows)
+
+
+def _run(spark, flow):
+    lowering = Lowering(spark)
+    rows = lowering.records(flow.root)
+    return lowering, rows
+
+
+CASES = [
+    ("map", lambda src: src.map(lowered)),
+    ("filter", lambda src: src.filter(stripped_lower_is_completed)),
+    ("round", lambda src: src.map(rounded)),
+    ("reduce", lambda src: src.reduce(["k"], rounded_total)),
+]
+
+
+@pytest.mark.parametrize("name, build", CASES, ids=[c[0] for c in CASES])
+def test_the_operator_runs_natively_with_the_call_in_python_and_gives_pythons_records(spark, name, build):
+    flow = build(uf.source("t", rows=ROWS))
+    assert how_it_runs(flow.root).startswith("native, with Python for ")
+    lowering, rows = _run(spark, flow)
+    assert flow.root.label in lowering.native_labels, lowering.python_reasons
+    plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    assert "ArrowEvalPython" in plan and "__udflow_py_" in plan
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
+
+
+def test_the_unicode_the_jvm_maps_otherwise_comes_out_as_python_maps_it(spark):
+    _, rows = _run(spark, uf.source("t", rows=ROWS).map(lowered))
+    by_word = {r["s"]: (r["low"], r["up"]) for r in rows}
+    assert by_word["İstanbul"] == ("İstanbul".lower(), "İSTANBUL")  # Python: 'i̇stanbul' (with a combining dot)
+    assert by_word["straße"][1] == "STRASSE" and by_word["ﬁne"][1] == "FINE"
+    assert all(by_word[w] == (w.lower(), w.upper()) for w in WORDS if w)
+
+
+def test_round_is_pythons_on_the_binary_value_not_sparks_on_the_decimal_text(spark):
+    _, rows = _run(spark, uf.source("t", rows=ROWS).map(rounded))
+    assert {r["x"]: r["r2"] for r in rows}[2.675] == 2.67  # Spark's round/bround give 2.68
+    assert {r["x"]: r["r0"] for r in rows}[2.5] == 2 and {r["x"]: r["r0"] for r in rows}[-0.5] == 0
+
+
+INFINITE = [{"k": 0, "s": "a", "x": 1.5, "n": 0}, {"k": 1, "s": "b", "x": math.inf, "n": 1}]
+
+
+@pytest.mark.parametrize("fn, rows, error", [
+    (no_receiver, ROWS, "AttributeError: 'NoneType' object has no attribute 'lower'"),
+    (not_a_number, INFINITE, "OverflowError: cannot convert float infinity to integer"),
+])
+def test_an_error_of_the_call_is_pythons_on_both_engines(spark, fn, rows, error):
+    flow = uf.source("t", rows=rows).map(fn)
+    assert how_it_runs(flow.root).startswith("native")
+    messages = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as raised:
+            flow.collect(engine=engine, spark=spark)
+        messages.append(str(raised.value).split("\n")[0])
+    assert error in messages[0] and messages[0] == messages[1]
+
+
+def test_a_call_in_a_branch_the_record_does_not_take_never_raises(spark):
+    """Spark evaluates the UDF on every row (it sits below the CASE); the error it caught is
+    raised only where the branch is taken."""
+    flow = uf.source("t", rows=ROWS).map(lowered)  # s is None on some rows: .lower() not reached there
+    _, rows = _run(spark, flow)
+    assert any(r["s"] is None and r["low"] is None for r in rows)
+
+
+def lowered_pieces(r):
+    for word in r["s"].split():
+        yield {"k": r["k"], "w": word.lower()}
+
+
+def lowered_inside_a_sum(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "n": sum(len(r["s"].lower()) for r in rows)}
+
+
+@pytest.mark.parametrize("build", [lambda s: s.filter(lambda r: r["s"] is not None).map(lowered_pieces),
+                                   lambda s: s.filter(lambda r: r["s"] is not None).reduce(["k"], lowered_inside_a_sum)])
+def test_inside_an_explosion_or_an_aggregate_the_call_keeps_the_operator_in_python(spark, build):
+    flow = build(uf.source("t", rows=ROWS))
+    assert how_it_runs(flow.root).startswith("Python")
+    lowering, rows = _run(spark, flow)
+    assert flow.root.label not in lowering.native_labels
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
