@@ -85,7 +85,7 @@ def extend(children):
         st.builds(Slice, children, st.sampled_from([None, 0, 1, -1, -5]), st.sampled_from([None, 2, -1, 10])),
         st.builds(lambda name, x: Call(name, (x,)),
                   st.sampled_from(["abs", "len", "str.strip", "date.year", "date.month", "date.day",
-                                   "float", "int"]), children),
+                                   "float", "int", "str.lower", "str.upper", "round"]), children),
         st.builds(lambda name, ab: Call(name, ab), st.sampled_from(["min", "max", "str.startswith",
                                                                     "str.endswith"]), two),
     )
@@ -102,7 +102,10 @@ typed_terms = st.one_of(
     st.builds(lambda op, a, b: Cmp(op, a, b), st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), numbers, numbers),
     st.builds(lambda op, a, b: Cmp(op, a, b), st.sampled_from(["<", ">="]), texts, texts),
     st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["abs", "int", "float"]), numbers),
-    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["len", "str.strip"]), texts),
+    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["len", "str.strip", "str.lower", "str.upper"]), texts),
+    # round: the call alone runs as Python inside the native plan (`python_calls`)
+    st.builds(lambda x: Call("round", (x,)), numbers),
+    st.builds(lambda x, n: Call("round", (x, Lit(n))), numbers, st.sampled_from([0, 1, 2, -1])),
     st.builds(lambda name: Call(name, (Field("dt"),)), st.sampled_from(["date.year", "date.month", "date.day"])),
     st.builds(Contains, texts, texts),
     st.builds(Slice, texts, st.sampled_from([None, 1, -2]), st.sampled_from([None, 3, -1])),
@@ -165,11 +168,13 @@ def test_native_terms_agree_with_python(table, batch):
     from pyspark.sql import functions as F
 
     from udflow.spark_backend.native import NativeLowering, NotNative
+    from udflow.spark_backend.python_calls import PythonCalls
 
     columns, outcomes = {}, {}
     for k, term in enumerate(batch):
         try:  # each term's errors name it: a guard that fires in a job of many says whose it is
-            columns[k] = F.expr(NativeLowering(table.schema, where(k)).lower(term).sql)
+            lowering = NativeLowering(table.schema, where(k), python_calls=PythonCalls(table.sparkSession))
+            columns[k] = F.expr(lowering.lower(term).sql)
         except NotNative:
             STATS["not native"] += 1
             continue
