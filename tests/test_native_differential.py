@@ -106,6 +106,8 @@ typed_terms = st.one_of(
     # round: the call alone runs as Python inside the native plan (`python_calls`)
     st.builds(lambda x: Call("round", (x,)), numbers),
     st.builds(lambda x, n: Call("round", (x, Lit(n))), numbers, st.sampled_from([0, 1, 2, -1])),
+    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["math.sqrt", "math.log10", "math.floor",
+                                                                 "math.exp", "math.fabs"]), numbers),
     st.builds(lambda name: Call(name, (Field("dt"),)), st.sampled_from(["date.year", "date.month", "date.day"])),
     st.builds(Contains, texts, texts),
     st.builds(Slice, texts, st.sampled_from([None, 1, -2]), st.sampled_from([None, 3, -1])),

@@ -1,5 +1,5 @@
 """Partial lowering (issue 29, item 2): a model's call with no exact native form (`str.lower`,
-`str.upper`, `round`) runs as an Arrow UDF inside the native plan, everything around it as
+`str.upper`, `round`, `math.*`) runs as an Arrow UDF inside the native plan, everything around it as
 Spark expressions (`udflow/spark_backend/python_calls.py`).
 
 Python's values and errors, on both engines: Unicode case mappings the JVM does differently,
@@ -42,6 +42,20 @@ def rounded_total(rows):
     yield {"k": rows[0]["k"], "total": round(total, 3), "whole": round(total)}
 
 
+def measured(r):
+    return {**r, "root": math.sqrt(r["x"]) if r["x"] >= 0 else None, "lg": math.log10(abs(r["x"]) + 1),
+            "fl": math.floor(r["x"]), "ce": math.ceil(r["n"] / 3), "based": math.log(r["n"] + 10, 2)}
+
+
+def logged_total(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "lg": math.log10(sum(r["n"] for r in rows) + 100)}
+
+
+def out_of_domain(r):
+    return {**r, "lg": math.log(r["x"])}
+
+
 def no_receiver(r):
     return {**r, "low": r["s"].lower()}
 
@@ -65,6 +79,8 @@ CASES = [
     ("filter", lambda src: src.filter(stripped_lower_is_completed)),
     ("round", lambda src: src.map(rounded)),
     ("reduce", lambda src: src.reduce(["k"], rounded_total)),
+    ("math", lambda src: src.map(measured)),
+    ("math over aggregates", lambda src: src.reduce(["k"], logged_total)),
 ]
 
 
@@ -99,6 +115,7 @@ INFINITE = [{"k": 0, "s": "a", "x": 1.5, "n": 0}, {"k": 1, "s": "b", "x": math.i
 @pytest.mark.parametrize("fn, rows, error", [
     (no_receiver, ROWS, "AttributeError: 'NoneType' object has no attribute 'lower'"),
     (not_a_number, INFINITE, "OverflowError: cannot convert float infinity to integer"),
+    (out_of_domain, ROWS, "ValueError: math domain error"),
 ])
 def test_an_error_of_the_call_is_pythons_on_both_engines(spark, fn, rows, error):
     flow = uf.source("t", rows=rows).map(fn)

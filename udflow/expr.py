@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
@@ -40,6 +41,11 @@ ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.
          "//": operator.floordiv, "%": operator.mod, "**": operator.pow}
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
            ">": operator.gt, ">=": operator.ge}
+
+# The functions of `math` that are modelled, called as `math.f(x)` (one argument; `log` also
+# with a base): each computes a float (`floor`, `ceil`: an int) from a number
+MATH_FUNCTIONS = ("sqrt", "exp", "log", "log10", "log2", "fabs", "floor", "ceil", "sin", "cos", "tan",
+                  "atan", "sinh", "cosh", "tanh")
 
 # Functions and methods with a pinned-down meaning: name -> the Python callable `evaluate` runs.
 # A call is modelled only if its name is here (anything else: no model).
@@ -59,6 +65,9 @@ FUNCTIONS = {
     "date.year": lambda d: d.year,
     "date.month": lambda d: d.month,
     "date.day": lambda d: d.day,
+    # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
+    # native plan, `spark_backend.python_calls`)
+    **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS},
 }
 
 
@@ -261,6 +270,8 @@ class Call(Expr):
             raise ValueError(f"no pinned-down meaning for {self.name}")
 
     def __str__(self) -> str:
+        if self.name.startswith("math."):
+            return f"{self.name}({', '.join(str(a) for a in self.args)})"
         if "." in self.name:
             receiver, *rest = self.args
             method = self.name.split(".", 1)[1]

@@ -24,7 +24,8 @@ from typing import Optional
 from udflow.expr import FUNCTIONS
 
 _STOPPED = re.compile(r"^(?P<what>.*?) the expression IR cannot express(?P<rest>.*?) \(line (?P<line>\d+)\)$")
-_MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if "." in name} | {"get", "pop", "split"}
+_MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if name.startswith(("str.", "date."))} \
+    | {"get", "pop", "split"}
 
 
 # The native-friendly way to write a construct, by the start of its name: only forms the

@@ -16,6 +16,7 @@ is not built (`model.py` says which construct and line).
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -281,6 +282,8 @@ def _call(frame, node, value):
     if any(a is None for a in args):
         return None
     if isinstance(node.func, ast.Attribute):
+        if _is_math(frame, node.func.value) and f"math.{node.func.attr}" in FUNCTIONS and args:
+            return Call(f"math.{node.func.attr}", tuple(args))
         receiver = _child(frame, node.func.value)
         name = f"str.{node.func.attr}"
         if receiver is not None and name in FUNCTIONS and _is_str_term(receiver):
@@ -297,6 +300,17 @@ def _call(frame, node, value):
                 return None  # min(iterable) is not a scalar function
             return Call(node.func.id, tuple(args))
     return None
+
+
+def _is_math(frame, node) -> bool:
+    """`node` names the `math` module (as the function's globals bind it)."""
+    if not isinstance(node, ast.Name):
+        return False
+    try:
+        found = frame.lookup(node.id, node)
+    except Exception:  # noqa: BLE001 - not a name the analysis resolves: not the module
+        return False
+    return bool(found.atoms) and all(getattr(a, "obj", None) is math for a in found.atoms)
 
 
 def _is_builtin(frame, node, table) -> bool:

@@ -30,6 +30,7 @@ explosion, where the call would sit inside Spark's own higher-order functions.
 from __future__ import annotations
 
 import base64
+import math
 from typing import Callable
 
 import pyarrow as pa
@@ -37,6 +38,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType, StructField, StructType
 
+from udflow.expr import MATH_FUNCTIONS
 from udflow.spark_backend.arrow_values import holds_exactly
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case
@@ -46,7 +48,13 @@ RESULTS = {
     "str.lower": {("str",): "str"},
     "str.upper": {("str",): "str"},
     "round": {("float",): "int", ("int",): "int", ("float", "int"): "float", ("int", "int"): "int"},
+    # math: Java's and C's libraries may differ in the last bit, so Python computes them all
+    **{f"math.{name}": {("float",): "float", ("int",): "float"} for name in MATH_FUNCTIONS
+       if name not in ("floor", "ceil")},
+    "math.floor": {("float",): "int", ("int",): "int"},
+    "math.ceil": {("float",): "int", ("int",): "int"},
 }
+RESULTS["math.log"] = {**RESULTS["math.log"], **{(a, b): "float" for a in ("float", "int") for b in ("float", "int")}}
 SPARK_TYPES = {"str": StringType(), "int": LongType(), "float": DoubleType()}
 ARROW_TYPES = {"str": pa.string(), "int": pa.int64(), "float": pa.float64()}
 RESULT_FIELDS = ("ok", "value", "error")
@@ -90,6 +98,8 @@ def python_form(name: str) -> Callable:
     if name.startswith("str."):
         method = name.split(".", 1)[1]
         return lambda receiver, *rest: getattr(receiver, method)(*rest)
+    if name.startswith("math."):
+        return getattr(math, name.split(".", 1)[1])
     return {"round": round}[name]
 
 
