@@ -140,8 +140,8 @@ def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     ("def f(r):\n    for k in ('a',):\n        r[k] = 1\n    return r\n", "a loop"),
     ("def f(r):\n    return {**r, 'y': r['s'].title()}\n", "with the method .title(), which has no model yet"),
     # issue 31, item 4: the construct in the user's terms
-    ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']}\"}\n", "computes field y with an f-string"),
-    ("import math\ndef f(r):\n    return {**r, 'y': math.log10(r['d'])}\n", "with a call of math.log10"),
+    ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']:.2f}\"}\n", "computes field y with an f-string with a format spec"),
+    ("import math\ndef f(r):\n    return {**r, 'y': math.gamma(r['d'])}\n", "with a call of math.gamma"),
     ("T = {'a': 1}\ndef f(r):\n    return {**r, 'y': T.get(r['s'], 0)}\n", "with dict.get on T"),
     ("def h(x):\n    return x * 2\ndef f(r):\n    return {**r, 'y': h(r['d'])}\n",
      "with a call of your helper h"),

@@ -85,7 +85,7 @@ def extend(children):
         st.builds(Slice, children, st.sampled_from([None, 0, 1, -1, -5]), st.sampled_from([None, 2, -1, 10])),
         st.builds(lambda name, x: Call(name, (x,)),
                   st.sampled_from(["abs", "len", "str.strip", "date.year", "date.month", "date.day",
-                                   "float", "int", "str.lower", "str.upper", "round"]), children),
+                                   "float", "int", "str.lower", "str.upper", "round", "str"]), children),
         st.builds(lambda name, ab: Call(name, ab), st.sampled_from(["min", "max", "str.startswith",
                                                                     "str.endswith"]), two),
     )

@@ -154,3 +154,33 @@ def test_inside_an_explosion_or_an_aggregate_the_call_keeps_the_operator_in_pyth
     lowering, rows = _run(spark, flow)
     assert flow.root.label not in lowering.native_labels
     assert _bag(rows) == _bag(flow.collect(engine="reference"))
+
+
+def tagged(r):
+    return {**r, "tag": f"{r['s']}#{r['n']}/{r['n'] > 0}", "plain": str(r["n"])}
+
+
+def tagged_float(r):
+    return {**r, "tag": f"x={r['x']}"}
+
+
+def test_an_f_string_of_str_int_bool_and_none_is_native(spark):
+    """`f"{a}#{b}"` is str(a) + "#" + str(b): None as 'None', an int's digits, True/False."""
+    flow = uf.source("t", rows=ROWS).map(tagged)
+    assert how_it_runs(flow.root) == "native"
+    lowering, rows = _run(spark, flow)
+    assert flow.root.label in lowering.native_labels
+    assert "ArrowEvalPython" not in lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
+    assert any(r["tag"].startswith("None#") for r in rows)
+
+
+def test_an_f_string_of_a_float_writes_pythons_repr(spark):
+    """`str()` of a float has no native form (Spark's cast writes 1.0E22): the call alone runs as
+    Python (which type a field holds is known only when the plan is lowered)."""
+    flow = uf.source("t", rows=ROWS + [{"k": 9, "s": "z", "x": 1e22, "n": 0}]).map(tagged_float)
+    lowering, rows = _run(spark, flow)
+    assert flow.root.label in lowering.native_labels
+    assert "__udflow_py_str_float" in lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
+    assert {r["tag"] for r in rows} >= {"x=1e+22", "x=2.675", "x=-0.5"}  # Spark's cast: 1.0E22

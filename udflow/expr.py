@@ -57,6 +57,7 @@ FUNCTIONS = {
     "round": round,
     "int": int,
     "float": float,
+    "str": str,
     "str.lower": str.lower,
     "str.upper": str.upper,
     "str.strip": str.strip,

@@ -1,14 +1,14 @@
 """The construct a model stopped at, named as the user wrote it.
 
 The model says where it stopped ("computes field segment the expression IR cannot
-express (line 52)"); the user wants to know what on that line: an f-string, `COUPONS.get`,
-`math.log10`, `str.upper`, a call of their own helper, a `try`. `named(reason, node,
+express (line 52)"); the user wants to know what on that line: an f-string with a format
+spec, `COUPONS.get`, `math.gamma`, a call of their own helper, a `try`. `named(reason, node,
 globals_)` reads the function's syntax tree at that line and puts the first construct
 outside the model's vocabulary into the reason:
 
     computes field segment the expression IR cannot express (line 52)
-      ->  computes field segment with an f-string, which has no model yet (line 52);
-          native-friendly: join str values with +, e.g. r["a"] + "/" + r["b"] (...)
+      ->  computes field segment with dict.get on COUPONS, which has no model yet (line 52);
+          native-friendly: a conditional expression per key, e.g. 0.1 if r["k"] == "A" else ...
 
 Where the model has a way to say the same thing natively, the reason ends with it
 (`ADVICE`); each piece of advice is checked to run natively in tests/test_constructs.py.
@@ -31,8 +31,6 @@ _MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if name.startsw
 # The native-friendly way to write a construct, by the start of its name: only forms the
 # model and the native lowering know, with the condition under which they mean the same.
 ADVICE = (
-    ("an f-string", 'join str values with +, e.g. r["a"] + "/" + r["b"] (the same text where both are '
-                    'str; an f-string also prints None and numbers)'),
     ("dict.get on ", 'a conditional expression per key, e.g. 0.1 if r["k"] == "A" else 0.2 if r["k"] == "B" '
                      'else 0.0 (or r["k"] in ("A", "B") for a set)'),
     ("a look-up in ", 'a conditional expression per key, e.g. 0.1 if r["k"] == "A" else 0.2 if r["k"] == "B" '
@@ -81,8 +79,13 @@ def construct_at(node: ast.AST, line: int, globals_: dict) -> Optional[str]:
 
 
 def _construct(n: ast.AST, globals_: dict) -> Optional[str]:
-    if isinstance(n, ast.JoinedStr):
-        return "an f-string"
+    if isinstance(n, ast.JoinedStr):  # plain replacement fields have a model: look further
+        for part in n.values:
+            if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
+                return "an f-string with a format spec"
+            if isinstance(part, ast.FormattedValue) and part.conversion in (ord("r"), ord("a")):
+                return f"an f-string with !{chr(part.conversion)}"
+        return None
     if isinstance(n, ast.Try):
         return "try/except"
     if isinstance(n, ast.Call):

@@ -369,7 +369,34 @@ def _comprehension(frame, node, value):
     return GroupList(elem, cond) if isinstance(node, ast.ListComp) else GroupRows(elem, cond)
 
 
+def _joined(frame, node, value):
+    """An f-string of plain replacement fields, `f"{a}/{b}"`: str(a) + "/" + str(b), which is what
+    Python computes for the built-in types (`format(x, "")` is `str(x)`); a format spec or a
+    `!r`/`!a` conversion: no term."""
+    c = value.const()
+    if c is not None and isinstance(c.value, str):
+        return Lit(c.value)
+    pieces = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            pieces.append(Lit(part.value))
+        elif isinstance(part, ast.FormattedValue) and part.format_spec is None and part.conversion in (-1, ord("s")):
+            child = _child(frame, part.value)
+            if child is None:
+                return None
+            pieces.append(Call("str", (child,)))
+        else:
+            return None
+    if not pieces:
+        return Lit("")
+    out = pieces[0]
+    for piece in pieces[1:]:
+        out = Arith("+", out, piece)
+    return out
+
+
 _BUILDERS = {
+    ast.JoinedStr: _joined,
     ast.Constant: _constant,
     ast.Name: _name,
     ast.BinOp: _binop,

@@ -75,8 +75,10 @@ def markdown() -> str:
     lines += ["", "A call that runs as Python inside the native plan is an Arrow UDF over its arguments'",
               "values, which the rest of the function computes natively (partial lowering,",
               "docs/native.md); inside an explosion or an aggregate's argument it keeps the whole",
-              "operator in Python. A call outside this table (a helper of yours, `math.*`,",
-              "`dict.get` on a table, an f-string, `str()`) has no model yet: the function runs as Python.", ""]
+              "operator in Python. An f-string of plain replacement fields, `f\"{a}/{b}\"`, is",
+              "`str(a) + \"/\" + str(b)`; one with a format spec (`{x:.2f}`) or `!r` has no model yet,",
+              "nor has a call outside this table (a helper of yours, `math.gamma`, `dict.get` on a",
+              "table): the function runs as Python.", ""]
     return "\n".join(lines)
 
 

@@ -431,14 +431,21 @@ class NativeLowering:
         return Typed(self.guarded(guards, value), "str", False)
 
     def _Call(self, t) -> Typed:
+        """The native form of the call; where it has none (for these arguments' types), the call
+        alone as Python in the plan (`python_calls`), when that is allowed here."""
         maker = native_calls.CALLS.get(t.name)
-        if maker is None or not native_calls.arity_fits(t.name, t.args):
-            if self.python_calls is not None:
-                return self.python_calls.lower(self, t.name, [self.lower(a) for a in t.args])
+        args = [self.lower(a) for a in t.args]
+        if maker is not None and native_calls.arity_fits(t.name, t.args):
+            try:
+                return maker(self, args)
+            except NotNative:
+                if self.python_calls is None:
+                    raise
+        elif self.python_calls is None:
             if maker is None:
                 raise NotNative(f"{t.name} has no native form")
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
-        return maker(self, [self.lower(a) for a in t.args])
+        return self.python_calls.lower(self, t.name, args)
 
 
 def _by_zero(op: str, left: Typed, right: Typed):

@@ -266,8 +266,23 @@ def _call_int(low, args):
     return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
 
 
+def _call_str(low, args):
+    """str(x) (and an f-string's `{x}`): a str as it is, an int in decimal digits (Spark's cast
+    writes the same), a bool as True/False, None as 'None'. A float (Python writes its repr)
+    or a Decimal (its exponent) is not native."""
+    (x,) = args
+    texts = {"str": x.sql, "int": cast(x.sql, "STRING"),
+             "bool": f"CASE WHEN {x.sql} THEN 'True' ELSE 'False' END", "none": "'None'"}
+    if x.family not in texts:
+        raise NotNative(f"str() of {x.family}")
+    if x.family == "none" or not x.nullable:
+        return Typed(texts[x.family], "str", False)
+    return Typed(f"coalesce({texts[x.family]}, 'None')", "str", False)
+
+
 CALLS = {
     "abs": _call_abs,
+    "str": _call_str,
     "len": _call_len,
     "str.strip": _str_strip,
     "str.startswith": _str_affix("startswith"),

@@ -45,6 +45,7 @@ from udflow.spark_backend.sql import case
 
 # call -> (argument families -> result family): the forms whose result has one type
 RESULTS = {
+    "str": {("float",): "str", ("date",): "str"},  # repr of a float; isoformat of a date
     "str.lower": {("str",): "str"},
     "str.upper": {("str",): "str"},
     "round": {("float",): "int", ("int",): "int", ("float", "int"): "float", ("int", "int"): "int"},
@@ -100,7 +101,7 @@ def python_form(name: str) -> Callable:
         return lambda receiver, *rest: getattr(receiver, method)(*rest)
     if name.startswith("math."):
         return getattr(math, name.split(".", 1)[1])
-    return {"round": round}[name]
+    return {"round": round, "str": str}[name]
 
 
 def over_arrays(run: Callable, arrow_type) -> Callable:

@@ -68,6 +68,8 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str, on_driver=None
     if props.emits[1] is None or props.emits[1] > 1:
         return None
     columns = [n for n in df.schema.names if n in shown]
+    if not columns:  # a UDF of no column is called with no rows (Arrow batches carry none): the batch path
+        return None
     analysed = None if declared_types(node.fn) else _analysed_schema(props)  # a declaration comes first
     written = analysed or _written_schema(node, udf, df, columns, props.writes, on_driver)
     if written is None:
