@@ -50,12 +50,12 @@ WIDE = [{"k": i % 7, "x": float(i), "pad": "p" * 40, "other": i} for i in range(
 
 def spread(rows):  # reads k and x only, builds its record from them
     xs = [r["x"] for r in rows]
-    yield {"k": rows[0]["k"], "spread": str(max(xs) - min(xs))}
+    yield {"k": rows[0]["k"], "spread": hex(int(max(xs) - min(xs)))}  # hex: no model, so Python
 
 
 def first_whole(rows):  # copies the first record whole: every field is needed
     rows = list(rows)
-    yield {**rows[0], "n": str(len(rows))}
+    yield {**rows[0], "n": hex(len(rows))}
 
 
 @pytest.mark.parametrize("fn, shown", [(spread, {"k", "x"}), (first_whole, {"k", "x", "pad", "other"})])
