@@ -120,3 +120,16 @@ def test_a_field_none_throughout_every_sample_needs_its_type_declared(spark):
     df, jobs = jobs_run_by(spark, lambda: declared.to_spark(spark))
     assert jobs == []
     assert [r["late_twice"] for r in df.collect() if r["late_twice"] is not None] == [5.0]
+
+
+def test_the_shop_pipeline_gives_the_rows_of_its_f_udf_twin_and_of_the_reference(spark, shop_data):
+    """The newcomer's pipeline (examples/shop.py) optimized, on Spark, against the same job as a
+    PySpark user writes it with F.udf, and against the reference interpreter (floats within a
+    relative 1e-9: sums add in another order)."""
+    from examples.user_data import bag_mismatch, rows_of
+
+    opt = uf.optimize(shop.build_flow(shop_data))
+    ours = opt.best.collect(spark=spark)
+    assert bag_mismatch(ours, rows_of(shop.twin_pyspark(spark, shop_data).collect())) is None
+    assert bag_mismatch(ours, opt.original.collect(engine="reference")) is None
+    assert len(ours) == 24
