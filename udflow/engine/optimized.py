@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Callable, Optional
 
 import networkx as nx
@@ -23,7 +22,6 @@ from udflow.engine.cost import CostModel, Estimate
 from udflow.execution import execution_lines, model_lines
 from udflow.flow import Flow, properties_of
 from udflow.plan import Cross, Match, Node, draw
-from udflow.samples import output_samples
 
 
 MAX_FACTS = 10  # facts shown per rewrite in explain; the certificate holds them all
@@ -42,17 +40,15 @@ class Alternative:
     proved_for: tuple = field(default=(), compare=False, repr=False)  # `diagnostics.proved_for`
     # The field-flow check this plan passed (`udflow.fieldflow`): every field it relied on
     field_flow: Any = field(default=None, compare=False, repr=False)
+    # What each operator emits on the first records of the sources (`udflow.samples`), taken on
+    # the driver for the chosen plan: the Spark backend types Python output from it. () for the
+    # other plans: their `to_spark()` takes it then (`Flow.to_spark`), their `collect()` on Spark
+    samples: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def hints(self) -> tuple[tuple[str, str], ...]:
         """The physical strategy of every Match and Cross, as the Flow's Spark hints."""
         return tuple(sorted(self.model.strategies(self.node).items())) if self.model else ()
-
-    @cached_property
-    def samples(self) -> tuple:
-        """What each operator emits on the first records of the sources (`udflow.samples`),
-        taken once, on the driver: the Spark backend types Python output from it."""
-        return output_samples(self.node)
 
     @property
     def flow(self) -> Flow:

@@ -29,9 +29,9 @@ from typing import Any, Iterable, Optional
 
 from udflow.engine.hints import hint_of
 from udflow.engine.keysample import key_figures
+from udflow.plan import CoGroup, Match, Node, Reduce, Source
 from udflow.samples import files, head, head_of_file, mtime, sampled_plan
 from udflow.samples import run_every_subtree as outputs_of_every_subtree
-from udflow.plan import CoGroup, Match, Node, Reduce, Source
 
 DEFAULT_SAMPLE_SIZE = 2000
 
