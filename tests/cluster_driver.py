@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import math
 import os
@@ -157,13 +158,16 @@ def bad_pythons(scratch: str) -> dict:
     no_arrow = os.path.join(scratch, "python-without-pyarrow")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", no_arrow], check=True)
     out = {}
-    for label, python in (("no_pyarrow", os.path.join(no_arrow, "bin", "python")), ("missing", "/nonexistent/python3")):
+    pythons = (("no_pyarrow", os.path.join(no_arrow, "bin", "python")), ("missing", "/nonexistent/python3"))
+    # collect probes the executors with a Spark job; to_spark runs none and checks the interpreter itself
+    actions = (("", lambda flow, spark: flow.collect(spark=spark)), ("_to_spark", lambda flow, spark: flow.to_spark(spark)))
+    for (label, python), (suffix, action) in itertools.product(pythons, actions):
         spark = new_session("local[1]", {"spark.pyspark.python": python, "spark.ui.enabled": "false"})
         try:
-            uf.source("n", rows=[{"v": 1}]).map(lambda r: {**r, "w": 2}).collect(spark=spark)
-            out[label] = {"error_type": None, "message": "no error"}
+            action(uf.source("n", rows=[{"v": 1}]).map(lambda r: {**r, "w": 2}), spark)
+            out[label + suffix] = {"error_type": None, "message": "no error"}
         except Exception as exc:  # noqa: BLE001 - recorded for the test
-            out[label] = {"error_type": type(exc).__name__, "message": str(exc)[:2000], "python": python}
+            out[label + suffix] = {"error_type": type(exc).__name__, "message": str(exc)[:2000], "python": python}
         finally:
             spark.stop()
     return {"bad_pythons": out}

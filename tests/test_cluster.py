@@ -88,14 +88,16 @@ def test_the_cluster_leaves_no_process_behind(cluster_run):
     assert cluster_run["_leftovers"] == []
 
 
-def test_an_executor_python_without_pyarrow_is_named(cluster_run):
-    result = scenario(cluster_run, "bad_pythons")["no_pyarrow"]
+@pytest.mark.parametrize("action", ["", "_to_spark"])
+def test_an_executor_python_without_pyarrow_is_named(cluster_run, action):
+    result = scenario(cluster_run, "bad_pythons")["no_pyarrow" + action]
     assert result["error_type"] == "UdflowError", result
     assert "has no pyarrow" in result["message"] and "python-without-pyarrow" in result["message"]
     assert "Traceback" not in result["message"] and "Py4J" not in result["message"]
 
 
-def test_a_missing_executor_python_is_named(cluster_run):
-    result = scenario(cluster_run, "bad_pythons")["missing"]
+@pytest.mark.parametrize("action", ["", "_to_spark"])
+def test_a_missing_executor_python_is_named(cluster_run, action):
+    result = scenario(cluster_run, "bad_pythons")["missing" + action]
     assert result["error_type"] == "UdflowError", result
     assert "/nonexistent/python3" in result["message"] and "spark.pyspark.python" in result["message"]

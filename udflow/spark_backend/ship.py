@@ -57,7 +57,7 @@ MIN_PYARROW = (18, 0)  # pyspark.sql.pandas.utils.require_minimum_pyarrow_versio
 _OWN_PACKAGES = ("udflow", "pyspark", "py4j")
 
 
-# Set on a SparkContext whose executors' Python passed the probe: the check is per context.
+# Set on a SparkContext whose executors' Python passed the check: it is made once per context.
 _PROBED = "_udflow_executors_probed"
 
 
@@ -77,9 +77,11 @@ def prepare(spark: SparkSession, node: Node, run_jobs: bool = True) -> None:
         return
     if run_jobs:
         check_executors(spark)
-        setattr(sc, _PROBED, True)
     elif sc.master.startswith("local"):
-        check_local_python(sc.pythonExec)
+        check_local_python(sc.pythonExec)  # the executors run this machine's interpreter: as good as the probe
+    else:
+        return  # a cluster without a job: left to the first udflow action
+    setattr(sc, _PROBED, True)
 
 
 # ---------------------------------------------------------------------------
@@ -161,7 +163,9 @@ def _judge(found: list[tuple]) -> None:
 def check_local_python(python: str) -> None:
     """The check of `check_executors` for a local master, without a Spark job: its executors
     run `python` on this machine (this very interpreter, as a rule)."""
-    if os.path.realpath(python) == os.path.realpath(sys.executable) or python == sys.executable:
+    # the same path, not the same binary: a venv's python links to its base interpreter, and
+    # which packages it finds depends on the path it was started by
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
         found = [(tuple(sys.version_info[:2]), _pyarrow_version(), sys.executable)]
     else:
         found = [_probe_interpreter(python)]
