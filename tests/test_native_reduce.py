@@ -93,11 +93,6 @@ def divides_on_some_paths(rows):
         yield {"k": rows[0]["k"], "q": sum(r["i"] // 2 for r in rows)}
 
 
-def float_extreme(rows):
-    rows = list(rows)
-    yield {"k": rows[0]["k"], "top": max(r["f"] for r in rows)}
-
-
 def loops(rows):
     total = 0
     for r in rows:
@@ -105,12 +100,16 @@ def loops(rows):
     yield {"k": 1, "total": total}
 
 
+def float_extreme(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "top": max(r["f"] for r in rows), "bottom": min(r["f"] for r in rows)}
+
+
 NATIVE = [mean_rating, revenue, int_total, counted_where, extremes, min_where, busy_groups, first_record,
-          flagged]
+          flagged, float_extreme]
 PYTHON = {
     float_sum_where: "Python's sum is the int 0",
     divides_on_some_paths: "on some paths only",
-    float_extreme: "max over float values",
 }
 
 
@@ -223,6 +222,61 @@ def test_a_sum_of_ones_is_a_count(spark):
     plan = flow.to_spark(spark)._jdf.queryExecution().optimizedPlan().toString()
     assert "decimal(38,0)" not in plan.lower() and "count(" in plan
     assert _run(flow, True) == _run(flow, False)
+
+
+# -- the float contract (native_groups): min/max give a result of some order, sums agree up to association
+
+def float_stats(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "total": sum(r["f"] for r in rows), "top": max(r["f"] for r in rows),
+           "bottom": min(r["f"] for r in rows)}
+
+
+FLOATS = [0.0, -0.0, 0.1, 0.2, 0.3, -1e16, 1e16, 3.0, 1e-300, float("nan"), float("inf"), -float("inf"), 1e308,
+          2.5e307]
+
+
+def _python_results(fn, group: list) -> dict:
+    """Each output field's values over every order of the group (Python's results, one per order)."""
+    import itertools
+
+    seen: dict = {}
+    for order in itertools.permutations(group):
+        for name, value in next(fn(list(order))).items():
+            seen.setdefault(name, []).append(value)
+    return seen
+
+
+def _one_of(value, results) -> bool:
+    return any(value == r and math.copysign(1, value) == math.copysign(1, r) or _both_nan(value, r) for r in results)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(groups=st.lists(st.lists(st.sampled_from(FLOATS), min_size=1, max_size=5), min_size=1, max_size=4))
+def test_float_min_max_are_a_result_of_some_order_and_sums_agree_up_to_association(spark, groups):
+    from udflow.spark_backend.native_groups import float_sums_agree
+
+    rows = [{"k": k, "i": 0, "f": f, "d": Decimal(0), "s": "", "day": datetime.date(2000, 1, 1)}
+            for k, group in enumerate(groups) for f in group]
+    flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], float_stats)
+    lowering = Lowering(spark)
+    lowering.typed(flow.root)
+    assert lowering.native_labels == {flow.root.label}, lowering.python_reasons
+    for out in flow.collect(native=True):
+        group = groups[out["k"]]
+        python = _python_results(float_stats, [{"k": out["k"], "f": f} for f in group])
+        assert _one_of(out["top"], python["top"]) and _one_of(out["bottom"], python["bottom"]), (group, out)
+        assert all(float_sums_agree(out["total"], p, group) for p in python["total"]), (group, out)
+
+
+def test_the_float_sum_contract_bounds_association_not_anything():
+    from udflow.spark_backend.native_groups import float_sums_agree
+
+    values = [0.1, 0.2, 0.3]
+    assert float_sums_agree((0.1 + 0.2) + 0.3, 0.1 + (0.2 + 0.3), values)  # 0.6000000000000001 vs 0.6
+    assert not float_sums_agree(0.6 + 1e-12, 0.6, values)
+    assert not float_sums_agree(1.0, float("nan"), [1.0, float("nan")])
+    assert float_sums_agree(float("inf"), 1e308, [1e308, 1e308, -1e308])
 
 
 def test_native_errors_name_the_function_and_the_error(spark):

@@ -19,18 +19,36 @@ Each aggregate with Python's semantics, or `NotNative`:
     len(rows), len([r for r in rows if c])   count: never None, never raises
     sum over ints (and bools)                 an exact sum (decimal(38,0)); past 64 bits raises
                                               (Python's ints are unbounded; a long column is not)
-    sum over floats, no `if`                  the left fold Python 3.11's `sum` performs, over the
-                                              group's values (aggregate(collect_list)); Spark's
-                                              `sum` adds partial sums in another order
+    sum over floats, no `if`                  Spark's `sum`: equal to Python's up to association
+                                              (the float contract below)
     sum over Decimals, no `if`                Spark's exact decimal sum; raises where a running
                                               total needs more than Python's 28 digits
-    min/max over int, str, date, Decimal, bool  min/max; floats are Python (NaN)
+    min/max over int, str, date, Decimal, bool  min/max
+    min/max over floats                       min/max: a value Python returns for some order of
+                                              the group (NaN, 0.0 and -0.0 below)
     min/max over tuples of those, never None   min/max of named_struct(_0, a, _1, b, ...); an item
                                               that may be None, or a float, is Python
     None among the values                     sum: TypeError; min/max: TypeError unless it is the
                                               only value (then it is the result)
     `if` leaves no value                      min/max: ValueError; sum over floats or Decimals
                                               gives Python's int 0: not native
+
+The float contract. A group's records reach a Reduce in no defined order (on Spark,
+shuffle order; `docs/native.md`), so Python's own result is that of *some* order:
+
+- `max` keeps the first value no later one is greater than: NaN if the first value is NaN,
+  otherwise the largest other value, the first of 0.0 and -0.0 when they tie. Spark's `max`
+  orders NaN above every number and 0.0 with -0.0: NaN when there is one (Python's result
+  when NaN comes first), else the largest, 0.0 or -0.0 (Python's in the order that puts that
+  one first). `min` alike, NaN least likely: Spark's is Python's for an order that does not
+  start with NaN, or NaN when every value is NaN. Exact: a result Python gives.
+- `sum` is a left fold in Python 3.11 (compensated from 3.12), partial sums added in any
+  association on Spark. No order of the fold gives Spark's sum in general, so floats sums
+  are *equal up to association*: within 2 (n - 1) 2**-53 * sum(|x|) of each other for n
+  finite values whose magnitudes sum to a finite float (both are within (n - 1) 2**-53 *
+  sum(|x|) of the exact sum); where a running total overflows, one may be infinite or NaN
+  and the other not. ints and Decimals stay exact. `FLOAT_SUM_ULPS` states the bound the
+  differential tests use.
 
 An aggregate's own errors (None, no value, overflow) are raised where the
 model uses its value, since Python raises where it computes it. The per-record
@@ -41,7 +59,7 @@ every group too (`ReduceModel.eager`).
 
 from __future__ import annotations
 
-import sys
+import math
 from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
@@ -58,7 +76,11 @@ from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import ident, literal
 
 FIRST = "__udflow_first"
-MIN_MAX_FAMILIES = ("int", "str", "date", "decimal", "bool")
+MIN_MAX_FAMILIES = ("int", "str", "date", "decimal", "bool", "float")
+TUPLE_ITEM_FAMILIES = ("int", "str", "date", "decimal", "bool")
+# The float contract's bound on |native sum - Python's sum|, in units of 2**-53 * sum(|x|):
+# 2 (n - 1) for n values (`float_sums_agree`)
+FLOAT_SUM_ULPS = 2
 
 
 @dataclass(frozen=True)
@@ -196,15 +218,26 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
                           ((alias + "_big", "int overflow past 64 bits in sum"), *null_check), True)
     if cond is not None:
         raise NotNative(f"{agg}: with an `if` that may leave no value Python's sum is the int 0")
-    if x.family == "float":
-        if sys.version_info >= (3, 12):
-            raise NotNative("Python 3.12's sum of floats compensates rounding (no native form)")
+    if x.family == "float":  # equal to Python's up to association (the float contract)
         values = x.sql if kept == "TRUE" else f"CASE WHEN {kept} THEN {x.sql} END"
-        fold = f"aggregate(collect_list({values}), CAST(0.0 AS DOUBLE), (acc, v) -> acc + v)"
-        return Aggregated(alias, ((alias, fold), *nulls), tuple(null_check), True)
+        total = f"coalesce(sum(CAST({values} AS DOUBLE)), CAST(0.0 AS DOUBLE))"
+        return Aggregated(alias, ((alias, total), *nulls), tuple(null_check), True)
     if x.family == "decimal":
         return _decimal_sum(x, kept, alias, nulls, null_check)
     raise NotNative(f"sum over {x.family} values")
+
+
+def float_sums_agree(native: float, python: float, values: list) -> bool:
+    """The float contract for sums: `native` and `python` sum the same `values` in two
+    associations. With a NaN among them both are NaN; where the magnitudes overflow (an
+    infinity among the values, or running totals past the largest float) any IEEE result
+    agrees; otherwise they agree within FLOAT_SUM_ULPS (n - 1) 2**-53 sum(|x|)."""
+    if any(math.isnan(v) for v in values):
+        return math.isnan(native) and math.isnan(python)
+    magnitude = sum(abs(v) for v in values)
+    if not math.isfinite(magnitude):
+        return True
+    return abs(native - python) <= FLOAT_SUM_ULPS * (len(values) - 1) * 2.0 ** -53 * magnitude
 
 
 def _ones(agg: Agg, x: Typed):
@@ -265,7 +298,7 @@ def _tuple_min_max(agg: Agg, items: tuple, cond, kept: str, alias: str) -> Aggre
     for i, x in enumerate(items):
         if x.nullable:
             raise NotNative(f"{agg}: item {i} may be None (Python raises only where a comparison reaches it)")
-        if x.family not in MIN_MAX_FAMILIES:
+        if x.family not in TUPLE_ITEM_FAMILIES:
             raise NotNative(f"{agg}: item {i} is a {x.family} (Python's order of NaN and -0.0 differs)")
     struct = ", ".join(f"{literal(f'_{i}')}, {x.sql}" for i, x in enumerate(items))
     columns = [(alias, f"{agg.fn}(CASE WHEN {kept} THEN named_struct({struct}) END)")]
