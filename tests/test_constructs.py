@@ -16,7 +16,8 @@ from udflow.analysis.constructs import ADVICE, advice
 from udflow.execution import how_it_runs
 from udflow.spark_backend.lower import Lowering
 
-RATES = {"A": 0.1, "B": 0.2}
+# not a table of literals (`udflow.tables`): a look-up in a table of literals runs natively
+RATES = {"A": 0.1, "B": 0.2, "tiers": [0.3, 0.4]}
 ROWS = [{"a": f"x{i}", "b": ["p", "q"][i % 2], "k": "ABC"[i % 3], "n": float(i % 4), "d": float(i % 3)}
         for i in range(60)]
 

@@ -142,7 +142,7 @@ def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     # issue 31, item 4: the construct in the user's terms
     ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']:.2f}\"}\n", "computes field y with an f-string with a format spec"),
     ("import math\ndef f(r):\n    return {**r, 'y': math.gamma(r['d'])}\n", "with a call of math.gamma"),
-    ("T = {'a': 1}\ndef f(r):\n    return {**r, 'y': T.get(r['s'], 0)}\n", "with dict.get on T"),
+    ("T = {'a': [1]}\ndef f(r):\n    return {**r, 'y': T.get(r['s'], 0)}\n", "with dict.get on T"),  # not a table of literals
     ("def h(x):\n    return x * 2\ndef f(r):\n    return {**r, 'y': h(r['d'])}\n",
      "with a call of your helper h"),
     ("def f(r):\n    try:\n        return {**r, 'y': int(r['s'])}\n    except ValueError:\n        return r\n",

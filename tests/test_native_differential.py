@@ -36,6 +36,7 @@ from udflow.expr import (
     Truth,
     evaluate,
 )
+from udflow.tables import InTable, Table, TableGet, TableItem
 
 pytestmark = pytest.mark.spark
 
@@ -92,6 +93,19 @@ def extend(children):
 
 
 terms = st.recursive(leaves, extend, max_leaves=6)
+
+# constant tables (udflow.tables): keys of one family, of mixed families (1 == 1.0, None a key)
+BY_TEXT = {"a": 1, "x": 2, "\u00df": 3, "": -1}
+BY_INT = {0: "zero", 7: "seven", -1: "minus one", BIG: "big"}
+MIXED = {None: 0.5, 2.5: 1.5, 3: -0.0, "a": float("nan"), 0.0: 2.0}
+MEMBERS = (frozenset({"a", " ", "", "\u0130"}), (0, 2**53, -1.0, "x"), [7, 3, None])
+DICTS = [Table.of(name, t) for name, t in (("BY_TEXT", BY_TEXT), ("BY_INT", BY_INT), ("MIXED", MIXED))]
+SETS = DICTS + [Table.of(f"MEMBERS{i}", t) for i, t in enumerate(MEMBERS)]
+table_terms = st.one_of(
+    st.builds(TableGet, st.sampled_from(DICTS), leaves, literals),
+    st.builds(TableItem, st.sampled_from(DICTS), leaves),
+    st.builds(InTable, leaves, st.sampled_from(SETS), st.booleans()),
+)
 
 # well-typed terms over the nullable columns: most lower, many raise on some row
 numbers = st.one_of(st.sampled_from(["i", "j", "f", "d"]).map(Field),
@@ -165,7 +179,7 @@ def native_error(table, column, row_id) -> str:
 
 @settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
           phases=(Phase.explicit, Phase.generate))  # a batch shrinks too slowly to be worth it
-@given(batch=st.lists(st.one_of(terms, typed_terms), min_size=120, max_size=120))
+@given(batch=st.lists(st.one_of(terms, typed_terms, table_terms), min_size=120, max_size=120))
 def test_native_terms_agree_with_python(table, batch):
     from pyspark.sql import functions as F
 

@@ -426,9 +426,10 @@ class _Value(Expr):
 
 
 def evaluate(term: Expr, record: Mapping[str, Any]) -> Any:
-    """The term's value on `record`, computed by exactly the Python operations it stands for."""
-    ev = _EVALUATORS[type(term)]
-    return ev(term, record)
+    """The term's value on `record`, computed by exactly the Python operations it stands for.
+    A node defined outside this module (`udflow.tables`) evaluates itself."""
+    ev = _EVALUATORS.get(type(term))
+    return ev(term, record) if ev is not None else term.evaluated(record, evaluate)
 
 
 def _bool_op(t: BoolOp, r):

@@ -23,6 +23,7 @@ from typing import Optional
 import builtins
 
 from udflow.analysis.values import FieldOf, Val
+from udflow.tables import InTable, Table, TableGet, TableItem
 from udflow.expr import (
     ARITH,
     FUNCTIONS,
@@ -204,6 +205,9 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
             and all(isinstance(e, ast.Constant) and isinstance(e.value, LITERAL_TYPES) for e in b.elts):
         # a literal tuple or list has no term of its own: membership is == against each value
         return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
+    table = table_of(frame, b) if isinstance(op, (ast.In, ast.NotIn)) else None
+    if left is not None and table is not None:
+        return InTable(left, table, isinstance(op, ast.NotIn))
     if left is None or right is None:
         return None
     if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, Lit) and right.value is None:
@@ -234,6 +238,10 @@ def _subscript(frame, node, value: Val):
         return Item(base, index % n)
     if value.term is not None:
         return value.term
+    table = table_of(frame, node.value)
+    if table is not None and table.kind == "dict":
+        key = _child(frame, node.slice)
+        return TableItem(table, key) if key is not None else None
     if len(value.atoms) == 1:
         (a,) = value.atoms
         if isinstance(a, FieldOf) and a.side in (0, 1):
@@ -282,6 +290,9 @@ def _call(frame, node, value):
     if any(a is None for a in args):
         return None
     if isinstance(node.func, ast.Attribute):
+        table = table_of(frame, node.func.value) if node.func.attr == "get" else None
+        if table is not None and table.kind == "dict" and 1 <= len(args) <= 2:
+            return TableGet(table, args[0], args[1] if len(args) == 2 else Lit(None))
         if _is_math(frame, node.func.value) and f"math.{node.func.attr}" in FUNCTIONS and args:
             return Call(f"math.{node.func.attr}", tuple(args))
         receiver = _child(frame, node.func.value)
@@ -300,6 +311,29 @@ def _call(frame, node, value):
                 return None  # min(iterable) is not a scalar function
             return Call(node.func.id, tuple(args))
     return None
+
+
+def table_of(frame, node) -> Optional[Table]:
+    """The constant table (`udflow.tables`) a module global or closure variable named by `node`
+    holds, as it is now; None for a local name, a name some function rebinds, or anything
+    but a dict, set or sequence of literals."""
+    if not isinstance(node, ast.Name):
+        return None
+    scope = frame
+    while scope is not None:
+        if node.id in scope.env:
+            return None
+        scope = scope.parent
+    unit = frame.unit
+    if node.id in unit.closure:
+        value = unit.closure[node.id]
+        if node.id in unit.index.nonlocal_names:
+            return None
+    elif node.id in unit.globals and node.id not in unit.index.rebound_globals:
+        value = unit.globals[node.id]
+    else:
+        return None
+    return Table.of(node.id, value)
 
 
 def _is_math(frame, node) -> bool:

@@ -49,7 +49,7 @@ from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import native_calls, nullness, python_words, sql
+from udflow.spark_backend import native_calls, native_tables, nullness, python_words, sql
 from udflow.spark_backend.native_types import (
     INT_MAX,
     INT_MIN,
@@ -429,6 +429,15 @@ class NativeLowering:
         start, stop = _bound(t.start, n, "0"), _bound(t.stop, n, n)
         value = case([(f"({stop} > {start})", f"substr({x.sql}, {start} + 1, {stop} - {start})")], "''")
         return Typed(self.guarded(guards, value), "str", False)
+
+    def _TableGet(self, t) -> Typed:
+        return native_tables.table_get(self, t)
+
+    def _TableItem(self, t) -> Typed:
+        return native_tables.table_item(self, t)
+
+    def _InTable(self, t) -> Typed:
+        return native_tables.in_table(self, t)
 
     def _Call(self, t) -> Typed:
         """The native form of the call; where it has none (for these arguments' types), the call

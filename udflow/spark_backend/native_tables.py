@@ -1,0 +1,101 @@
+"""Look-ups in constant tables (`udflow.tables`) as Spark expressions.
+
+    REGIONS.get(r["country"], "other")
+      ->  CASE country WHEN 'FR' THEN 'EU' WHEN 'DE' THEN 'EU' ... ELSE 'other' END
+    r["coupon"] in COUPONS
+      ->  coalesce(coupon IN ('WELCOME10', 'SPRING5', 'VIP20'), FALSE)
+    RATES[r["k"]]
+      ->  CASE k WHEN 'a' THEN 0.5 ... ELSE raise_error(KeyError: 'z') END
+
+A key matches as Python's dict matches it: by `==` (hash and equality agree on the
+literal types), so `1`, `1.0` and `True` find the same entry and None finds a None key.
+Where every key is of the looked-up value's own family (str, int, date) Spark's own `=`
+is that equality, and a value None matches no key: the simple `CASE x WHEN` and `IN`
+forms (Spark turns a long `IN` into a hash set). Otherwise each key is compared with the
+native lowering's `==` (`NativeLowering._equality`: ints with floats exactly, NaN equal
+to nothing), for tables of at most MIXED_ENTRIES keys.
+
+The values of a `get` or `[]` and the default must share one family (or be None): a
+column holds one type, and a table of ints and floats would return both. A table that
+changed since the analysis (`Table.unchanged`) has no native form: the operator runs its
+function in Python, which reads the table as it is now.
+"""
+
+from __future__ import annotations
+
+from udflow.spark_backend import sql
+from udflow.spark_backend.native_types import NotNative, Typed, one_family, wider_decimal
+from udflow.tables import InTable, Table, TableGet, TableItem
+from udflow.expr import Lit
+
+SIMPLE_FAMILIES = ("str", "int", "date")
+MIXED_ENTRIES = 256
+
+
+def table_get(low, t: TableGet) -> Typed:
+    x, keys = _key_and_keys(low, t.table, t.key)
+    values = [low.lower(Lit(v)) for v in t.table.values]
+    default = low.lower(t.default)
+    return _select(low, x, keys, values, default, default.sql)
+
+
+def table_item(low, t: TableItem) -> Typed:
+    x, keys = _key_and_keys(low, t.table, t.key)
+    values = [low.lower(Lit(v)) for v in t.table.values]
+    missing = low.raised(sql.call("base64", sql.call("encode", sql.call("concat", "'KeyError: '", _repr(x)),
+                                                            "'UTF-8'")))
+    return _select(low, x, keys, values, None, missing)
+
+
+def in_table(low, t: InTable) -> Typed:
+    x, keys = _key_and_keys(low, t.table, t.operand)
+    if _simple(x, keys):
+        found = f"coalesce({x.sql} IN ({', '.join(k.sql for k in keys)}), FALSE)" if keys else "FALSE"
+    else:
+        found = sql.conjunction("OR", [low._equality("==", x, k).sql for k in keys]) if keys else "FALSE"
+    return Typed(f"(NOT {found})" if t.negated else found, "bool", False)
+
+
+def _key_and_keys(low, table: Table, key) -> tuple[Typed, list]:
+    if not table.unchanged():
+        raise NotNative(f"{table.name} changed since the function was analysed (Python reads it as it is now)")
+    x = low.lower(key)
+    keys = [low.lower(Lit(k)) for k in table.keys]
+    if not _simple(x, keys) and len(keys) > MIXED_ENTRIES:
+        raise NotNative(f"a look-up of a {x.family} in {table.name}, {len(keys)} keys of other types")
+    return x, keys
+
+
+def _simple(x: Typed, keys: list) -> bool:
+    """Every key of the looked-up value's own family, which Spark's `=` compares as Python does."""
+    return x.family in SIMPLE_FAMILIES and all(k.family == x.family for k in keys)
+
+
+def _select(low, x: Typed, keys: list, values: list, default, otherwise: str) -> Typed:
+    """The value of the first key equal to x, else `otherwise`."""
+    results = values + ([default] if default is not None else [])
+    family = one_family(results, "a look-up whose values are") if results else "none"
+    decimal = None
+    for r in (r for r in results if r.family == "decimal"):
+        decimal = r.decimal if decimal is None else wider_decimal(family, Typed("", family, False, decimal=decimal), r)
+    nullable = any(r.nullable or r.family == "none" for r in results)
+    if _simple(x, keys):
+        whens = " ".join(f"WHEN {k.sql} THEN {v.sql}" for k, v in zip(keys, values))
+        text = f"CASE {x.sql} {whens} ELSE {otherwise} END" if keys else otherwise
+    else:
+        text = sql.case([(low._equality("==", x, k).sql, v.sql) for k, v in zip(keys, values)], otherwise)
+    return Typed(text, family, nullable, decimal=decimal)
+
+
+def _repr(x: Typed) -> str:
+    """SQL of Python's repr(x) for the key of a KeyError: exact for None, ints, and strs of
+    printable ASCII without quotes or backslashes (Python escapes the others; those show
+    between double quotes as they are)."""
+    if x.family == "int":
+        text = sql.cast(x.sql, "STRING")
+    elif x.family == "str":
+        plain = f"({x.sql} RLIKE '^[ -&(-\\\\[\\\\]-~]*$')"
+        text = sql.case([(plain, f"concat('''', {x.sql}, '''')")], f"concat('\"', {x.sql}, '\"')")
+    else:
+        text = sql.cast(x.sql, "STRING")
+    return f"coalesce({text}, 'None')" if x.nullable else text
