@@ -22,8 +22,8 @@ ROWS = [{"a": f"x{i}", "b": ["p", "q"][i % 2], "k": "ABC"[i % 3], "n": float(i %
         for i in range(60)]
 
 
-def _twice(x):
-    return x * 2
+def _twice(record):  # a helper of the whole record: not followed into the model
+    return record["n"] * 2
 
 
 def dict_get(r):
@@ -51,7 +51,7 @@ def caught_advised(r):
 
 
 def helper(r):
-    return {**r, "twice": _twice(r["n"])}
+    return {**r, "twice": _twice(r)}
 
 
 def helper_advised(r):

@@ -86,7 +86,7 @@ def test_the_quickstart_to_spark_runs_no_job(spark, tmp_path):
 def test_optimize_keeps_what_each_operator_of_the_chosen_plan_emitted(shop_data):
     opt = uf.optimize(shop.build_flow(shop_data))
     samples = dict(opt.best.samples)
-    assert set(samples) == {n.label for n in opt.chosen.node.walk() if n.kind != "source"}
+    assert set(samples) == {n.label for n in opt.chosen.node.walk()}  # sources too: the input of the operators above
     summary = samples["Reduce[segment](summary)"]
     assert summary.records and {"segment", "orders", "log_revenue"} <= set(summary.records[0])
     assert "optimize" not in repr(summary) and repr(summary).startswith("OutputSample(")

@@ -134,8 +134,30 @@ def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     assert len(functions) == 3 and all(properties_of(n).model is not None for n in functions)
 
 
+def test_a_value_computed_on_every_path_but_used_on_some_is_the_first_guard():
+    """`x = 1 // r["d"]` raises on every path where d == 0, also where `x` is not used: the
+    model computes it in its first guard (`Evaluated`), so it raises where Python raises."""
+
+    def f(r):
+        x = 1 // r["d"]
+        if r["c"]:
+            return r
+        return {**r, "x": x}
+
+    model = uf.analyze(f, {"c", "d"}).model
+    assert model is not None and str(model.cases[0].guard).startswith("(computed((1 // r['d']))")
+    for record in ({"c": True, "d": 0}, {"c": False, "d": 0}):
+        with pytest.raises(ZeroDivisionError):
+            f(dict(record))
+        with pytest.raises(ZeroDivisionError):
+            apply(model, dict(record))
+    assert apply(model, {"c": True, "d": 2}) == [{"c": True, "d": 2}]
+
+
 @pytest.mark.parametrize("source,reason", [
-    ("def f(r):\n    x = 1 // r['d']\n    if r['c']:\n        return r\n    return {**r, 'x': x}\n",
+    # under a branch: not computed on every path, so not the first guard's (`Evaluated`)
+    ("def f(r):\n    if r['s']:\n        x = 1 // r['d']\n        if r['c']:\n            return r\n"
+     "        return {**r, 'x': x}\n    return r\n",
      "which may raise, on a path that does not use it"),
     ("def f(r):\n    for k in ('a',):\n        r[k] = 1\n    return r\n", "a loop"),
     ("def f(r):\n    return {**r, 'y': r['s'].title()}\n", "with the method .title(), which has no model yet"),
@@ -143,7 +165,7 @@ def test_q7_maps_and_reduce_are_modelled(tpch_dir):
     ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']:.2f}\"}\n", "computes field y with an f-string with a format spec"),
     ("import math\ndef f(r):\n    return {**r, 'y': math.gamma(r['d'])}\n", "with a call of math.gamma"),
     ("T = {'a': [1]}\ndef f(r):\n    return {**r, 'y': T.get(r['s'], 0)}\n", "with dict.get on T"),  # not a table of literals
-    ("def h(x):\n    return x * 2\ndef f(r):\n    return {**r, 'y': h(r['d'])}\n",
+    ("def h(x):\n    return x['d'] * 2\ndef f(r):\n    return {**r, 'y': h(r)}\n",
      "with a call of your helper h"),
     ("def f(r):\n    try:\n        return {**r, 'y': int(r['s'])}\n    except ValueError:\n        return r\n",
      "a try statement"),

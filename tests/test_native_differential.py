@@ -185,17 +185,21 @@ def test_native_terms_agree_with_python(table, batch):
 
     from udflow.spark_backend.native import NativeLowering, NotNative
     from udflow.spark_backend.python_calls import PythonCalls
+    from udflow.spark_backend.sql import ident
 
     columns, outcomes = {}, {}
+    calls = PythonCalls(table.sparkSession)  # each distinct call a column of the frame, computed once
     for k, term in enumerate(batch):
         try:  # each term's errors name it: a guard that fires in a job of many says whose it is
-            lowering = NativeLowering(table.schema, where(k), python_calls=PythonCalls(table.sparkSession))
+            lowering = NativeLowering(table.schema, where(k), python_calls=calls)
             columns[k] = F.expr(lowering.lower(term).sql)
         except NotNative:
             STATS["not native"] += 1
             continue
         outcomes[k] = {r["id"]: python_outcome(term, r) for r in RECORDS}
     STATS["lowered"] += len(columns)
+    calls.pending = [(n, c) for n, c in calls.pending if any(ident(n) in str(columns[k]) for k in columns)]
+    table = calls.with_calls(table)
     fine = {k: {i for i, o in outcomes[k].items() if o[0] == "value"} for k in columns}
     got = values_apart_from_guards(table, columns, fine, batch)
     for k in columns:

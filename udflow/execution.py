@@ -22,8 +22,9 @@ Decimal, say) or its input is pickled Python records; the lowering records why
 
 from __future__ import annotations
 
-from udflow.analysis.model import ExplodeModel, GroupFilterModel, case_terms
+from udflow.analysis.model import ExplodeModel, GroupFilterModel, ReduceModel, case_terms
 from udflow.expr import Agg, Call
+from udflow.helper_calls import HelperCall
 from udflow.fields import properties_of, read_projection
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Source
 
@@ -99,6 +100,11 @@ def _python_only_calls(model) -> tuple[str | None, list[str]]:
     in_python = []
     for line, term in case_terms(model):
         for t, in_aggregate in _calls(term):
+            if isinstance(t, HelperCall):
+                if in_aggregate or isinstance(model, (ExplodeModel, GroupFilterModel, ReduceModel)):
+                    return f"calls your helper {t.name} where it cannot run as Python (line {line})", []
+                in_python.append(f"your helper {t.name} (line {line})")
+                continue
             if t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
                 continue
             if t.name in RESULTS and not in_aggregate and not isinstance(model, (ExplodeModel, GroupFilterModel)):
@@ -112,7 +118,7 @@ def _python_only_calls(model) -> tuple[str | None, list[str]]:
 
 def _calls(term, in_aggregate: bool = False):
     """(call, whether it is inside an aggregate's argument) for every call in `term`."""
-    if isinstance(term, Call):
+    if isinstance(term, (Call, HelperCall)):
         yield term, in_aggregate
     for child in term.children():
         yield from _calls(child, in_aggregate or isinstance(term, Agg))

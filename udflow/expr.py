@@ -210,6 +210,19 @@ class IfElse(Expr):
 
 
 @dataclass(frozen=True)
+class Evaluated(Expr):
+    """True, once `operand` is computed: raises where it raises. A statement `x = f(...)`
+    that Python runs on every path, where no case of the model surely uses `x`, becomes
+    the first guard of the model (`analysis.modelling`), so the model raises where the
+    function does."""
+
+    operand: Expr
+
+    def __str__(self) -> str:
+        return f"computed({self.operand})"
+
+
+@dataclass(frozen=True)
 class IsNone(Expr):
     """`operand is None` (`is not None` when negated). Never raises."""
 
@@ -446,6 +459,11 @@ def _in_values(t: InValues, r):
     return not found if t.negated else found
 
 
+def _evaluated(t: Evaluated, r) -> bool:
+    evaluate(t.operand, r)
+    return True
+
+
 def _is_none(t: IsNone, r):
     is_none = evaluate(t.operand, r) is None
     return not is_none if t.negated else is_none
@@ -469,6 +487,7 @@ _EVALUATORS = {
     BoolOp: _bool_op,
     IfElse: lambda t, r: evaluate(t.body, r) if evaluate(t.test, r) else evaluate(t.orelse, r),
     IsNone: _is_none,
+    Evaluated: _evaluated,
     InValues: _in_values,
     Contains: lambda t, r: evaluate(t.needle, r) in _str(evaluate(t.haystack, r)),
     Slice: _slice,

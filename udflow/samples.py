@@ -42,7 +42,8 @@ class OutputSample:
 
 
 def output_samples(plan: Node, source_records: int = SOURCE_RECORDS) -> tuple[tuple[str, OutputSample], ...]:
-    """Per operator (not sources) of `plan`: what it emitted on the sample. Empty where a
+    """Per operator of `plan` (sources too: the input of the operators above them): what it
+    emitted on the sample. Empty where a
     function raises on the sample: the run on Spark raises there too, and says so."""
     from udflow import reference
 
@@ -54,7 +55,6 @@ def output_samples(plan: Node, source_records: int = SOURCE_RECORDS) -> tuple[tu
     return tuple(
         (node.label, OutputSample(tuple(outputs[node.label][:SAMPLE_RECORDS]), complete[node.label]))
         for node in plan.walk()
-        if not isinstance(node, Source)
     )
 
 

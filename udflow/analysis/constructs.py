@@ -37,8 +37,9 @@ ADVICE = (
                       'else 0.0'),
     ("try/except", "test the value before using it (if x is not None and ...) instead of catching the "
                    "error: a try block has no model"),
-    ("a call of your helper ", "write the helper's expression in the function itself: calls of your own "
-                               "functions are not followed yet"),
+    ("a call of your helper ", "pass the helper the values it reads (h(r[\"x\"]) rather than h(r)): a helper "
+                               "of plain values runs as Python inside the native plan; or write its "
+                               "expression in the function itself, which runs natively"),
 )
 
 

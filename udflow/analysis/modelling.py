@@ -21,7 +21,7 @@ from typing import Optional
 from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, ExplodeModel, FilterModel, GroupFilterModel, RecordModel, ReduceModel
 from udflow.analysis.terms import never_raises, plain, tuples_in_place
 from udflow.analysis.values import NO_BASE
-from udflow.expr import Agg, BoolOp, Expr, Field, GroupRows, IfElse, Lit
+from udflow.expr import Agg, BoolOp, Evaluated, Expr, Field, GroupRows, IfElse, Lit
 
 MODELLED_KINDS = ("map", "filter", "match", "cross", "reduce")
 MISPLACED_TUPLE = "uses a tuple other than as the element of min()/max() over the group"
@@ -109,9 +109,13 @@ class ModelRecorder:
         emits each group whole and unchanged, or nothing."""
         if self.reason is not None:
             return None, self.reason
-        problem = self._unused_raising()
+        eager = self._evaluated_first()
+        problem = self._unused_raising(skip=eager)
         if problem:
             return None, problem
+        if eager:  # the first case's guard is evaluated on every record, natively too
+            guards, outcome, seq, at = self.cases[0]
+            self.cases[0] = (tuple(Evaluated(c.term) for c in eager) + tuple(guards), outcome, seq, at)
         if any(outcome == FORWARD for _, outcome, _, _ in self.cases):
             return self._group_filter(line, forwards_groups)
         if self.explosion is not None:
@@ -182,8 +186,23 @@ class ModelRecorder:
             predicate = IfElse(_conjunction(guards), value, predicate) if guards else value
         return predicate
 
-    def _unused_raising(self) -> Optional[str]:
-        for c in self.computed:
+    def _evaluated_first(self) -> tuple:
+        """The values that may raise that Python computes on every path before any case, in
+        order, where one of them no case surely uses (`x = f(...)` with `x` used on some paths
+        only): a Map's or filter's first guard computes them all (`Evaluated`), in the order
+        Python does, so the model raises where Python does. Empty otherwise."""
+        if self.kind not in ("map", "filter", "match", "cross") or not self.cases or self.explosion is not None \
+                or any(outcome == FORWARD for _, outcome, _, _ in self.cases):
+            return ()
+        guards, _, first, _ = self.cases[0]
+        test = _conjunction(guards)  # an `if`'s test is computed too: the guard itself
+        before = tuple(c for c in self.computed if not c.guards and c.seq < first and c.term != test)
+        return before if self._unused_raising(only=before) else ()
+
+    def _unused_raising(self, skip: tuple = (), only: Optional[tuple] = None) -> Optional[str]:
+        for c in (self.computed if only is None else only):
+            if c in skip:
+                continue
             for k, (guards, outcome, seq, _) in enumerate(self.cases):
                 if seq < c.seq or guards[: len(c.guards)] != c.guards:
                     continue

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import ast
 import math
+import types
 from dataclasses import dataclass
 from typing import Optional
 
 import builtins
 
 from udflow.analysis.values import FieldOf, Val
+from udflow.helper_calls import HelperCall
 from udflow.tables import InTable, Table, TableGet, TableItem
 from udflow.expr import (
     ARITH,
@@ -310,7 +312,27 @@ def _call(frame, node, value):
             if node.func.id in ("min", "max") and len(args) < 2:
                 return None  # min(iterable) is not a scalar function
             return Call(node.func.id, tuple(args))
+        helper = _helper(frame, node)
+        if helper is not None:
+            return HelperCall(node.func.id, helper, tuple(args))
     return None
+
+
+def _helper(frame, node):
+    """The user's own function `node` calls by name (a module-level or closure function with
+    source, which the interpreter followed: a model is built only where it is pure), or None."""
+    try:
+        callee = frame.lookup(node.func.id, node)
+    except Exception:  # noqa: BLE001 - not a name the analysis resolves
+        return None
+    objs = {id(getattr(a, "obj", None)): getattr(a, "obj", None) for a in callee.atoms}
+    if len(objs) != 1:
+        return None
+    (fn,) = objs.values()
+    # the interpreter followed it (a function without source made the whole analysis impure)
+    if not isinstance(fn, types.FunctionType) or (fn.__module__ or "").startswith("udflow"):
+        return None
+    return fn
 
 
 def table_of(frame, node) -> Optional[Table]:

@@ -213,7 +213,9 @@ class Lowering:
             return self._natively(node, lambda where: native_groups.run(
                 inp.df, node.key, model, where, nonnull, determined_fields(node.input, node.key),
                 self.hints.get(node.label)))
-        return self._natively(node, lambda where: native_ops.run(inp.df, model, where, nonnull))
+        sample = self.samples.get(node.input.label)
+        return self._natively(node, lambda where: native_ops.run(inp.df, model, where, nonnull,
+                                                                 sample.records if sample is not None else ()))
 
     def _model(self, node: Node):
         """The function's model, when native lowering is on and the analysis has one."""

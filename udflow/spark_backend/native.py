@@ -81,8 +81,9 @@ class NativeLowering:
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
-                 shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None):
+                 shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = ()):
         self.fields = {f.name: f for f in schema.fields}
+        self.sample = sample  # input records taken on the driver: they type a helper's results
         # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
         self.python_calls = python_calls
         self.where = where
@@ -368,7 +369,7 @@ class NativeLowering:
             value = f"({x.sql} != 0)"  # NaN != 0 is True, as bool(nan)
         elif x.family == "str":
             value = f"(length({x.sql}) > 0)"
-        elif x.family == "date":
+        elif x.family in ("date", "datetime"):
             return f"({x.sql} IS NOT NULL)" if x.nullable else "TRUE"
         else:
             raise NotNative(f"truthiness of {x.family}")
@@ -429,6 +430,17 @@ class NativeLowering:
         start, stop = _bound(t.start, n, "0"), _bound(t.stop, n, n)
         value = case([(f"({stop} > {start})", f"substr({x.sql}, {start} + 1, {stop} - {start})")], "''")
         return Typed(self.guarded(guards, value), "str", False)
+
+    def _Evaluated(self, t) -> Typed:
+        """True once the operand is computed: `hash(x) & 0` is a form no rule folds away, as
+        for `native_ops.always_computed` (the operand may raise: its errors are pinned)."""
+        x, raises = self.lower_raising(t.operand)
+        return Typed(f"((hash({x.sql}) & 0) = 0)" if raises else "TRUE", "bool", False)
+
+    def _HelperCall(self, t) -> Typed:
+        if self.python_calls is None:
+            raise NotNative(f"a call of your helper {t.name} (Python) here")
+        return self.python_calls.lower_helper(self, t, [self.lower(a) for a in t.args])
 
     def _TableGet(self, t) -> Typed:
         return native_tables.table_get(self, t)

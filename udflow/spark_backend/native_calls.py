@@ -220,7 +220,7 @@ def _date_part(name: str, attribute: str = ""):
 
     def make(low, args):
         (x,) = args
-        if x.family != "date":
+        if x.family not in ("date", "datetime"):  # a naive datetime: TIMESTAMP_NTZ, no zone to shift it
             raise NotNative("a date attribute of a non-date")
         message = python_words.words(python_words.attribute(attribute), None) or \
             "AttributeError: 'NoneType' object has no attribute"

@@ -38,7 +38,19 @@ ELEM = "__udflow_elem"
 
 def run_filter(df: DataFrame, model: FilterModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
     lowering.line = model.line
-    return df.filter(lowering.predicate(model.predicate)), lowering.nonnull | nullness.when_true(model.predicate)
+    predicate = lowering.predicate(model.predicate)
+    kept = only(df.columns, with_calls(df, lowering).filter(predicate))
+    return kept, lowering.nonnull | nullness.when_true(model.predicate)
+
+
+def with_calls(df: DataFrame, lowering: NativeLowering) -> DataFrame:
+    """`df` with the Python calls lowered so far as columns (`PythonCalls.with_calls`)."""
+    return df if lowering.python_calls is None else lowering.python_calls.with_calls(df)
+
+
+def only(columns: list, df: DataFrame) -> DataFrame:
+    """`df` with just `columns` (the Python calls' columns dropped), or `df` where it has no more."""
+    return df if list(df.columns) == list(columns) else df.selectExpr(*[ident(c) for c in columns])
 
 
 def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
@@ -51,18 +63,20 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
         raise NotNative("its cases emit records of different fields")
     reached = _reached(model)
     keep = _keep(lowering, model, reached)
-    kept = df if keep == "TRUE" else df.filter(keep)
+    base = with_calls(df, lowering)
+    kept = base if keep == "TRUE" else base.filter(keep)
     proven = [reached[k] | nullness.when_true(c.guard) for k, c in emitting]
     known = lowering.nonnull | (frozenset.intersection(*proven) if proven else frozenset())
     if not emitting:
-        return kept, known
+        return only(df.columns, kept), known
     names, copies = next(iter(shape))
     frame, typed, raising = _written(kept, lowering, model, emitting, reached, names)
+    frame = with_calls(frame, lowering)
     values = {name: text for name, (text, _) in typed.items()}
     written_nonnull = frozenset(n for n, (_, nullable) in typed.items() if not nullable)
     known = (known - set(names) if copies else frozenset()) | written_nonnull
     if not values:
-        return kept, known
+        return only(df.columns, kept), known
     return always_computed(frame.selectExpr(*_select_list(df.columns, values, copies)), raising), known
 
 
@@ -106,7 +120,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     lowering.line = only.line
     with lowering.assuming(nullness.when_true(only.guard)):
         lowered = {name: lowering.lower_raising(terms[name]) for name in below}
-    frame = kept.selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
+    frame = with_calls(kept, lowering).selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
                            checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
@@ -260,15 +274,18 @@ def _quoted(sep: str) -> str:
     return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
 
 
-def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset()) -> tuple[DataFrame, frozenset]:
+def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
+        sample: tuple = ()) -> tuple[DataFrame, frozenset]:
     """The operator natively, and the fields of its output known never None; NotNative when
     the model has no exact native form. `nonnull`: the input's fields known never None (the
     data's types, `udflow.field_types`, and what the operators below prove), whatever Spark's
-    schema says."""
+    schema says. `sample`: input records taken on the driver (`udflow.samples`), which type
+    the results of the user's helpers."""
     # a call with no native form runs as Python in the plan, but not inside an explosion's
     # pieces, which Spark's higher-order functions compute (see `python_calls`)
     calls = None if isinstance(model, ExplodeModel) else PythonCalls(df.sparkSession)
-    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model), python_calls=calls)
+    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model), python_calls=calls,
+                              sample=sample)
     if isinstance(model, FilterModel):
         return run_filter(df, model, lowering)
     if isinstance(model, RecordModel):

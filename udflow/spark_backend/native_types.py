@@ -17,6 +17,7 @@ from pyspark.sql.types import (
     LongType,
     ShortType,
     StringType,
+    TimestampNTZType,
 )
 
 from udflow.spark_backend.sql import wider
@@ -37,7 +38,7 @@ class Typed:
     None; `decimal` is (precision, scale) of a decimal's Spark type."""
 
     sql: str
-    family: str  # "int", "float", "decimal", "str", "bool", "date", "none"
+    family: str  # "int", "float", "decimal", "str", "bool", "date", "datetime" (naive), "none"
     nullable: bool
     leaf: bool = False  # a column or a constant as it is: an error message may show it
     decimal: Optional[tuple] = None
@@ -45,7 +46,7 @@ class Typed:
 
 FAMILIES = ((BooleanType, "bool"), (ByteType, "int"), (ShortType, "int"), (IntegerType, "int"),
             (LongType, "int"), (FloatType, "float"), (DoubleType, "float"), (DecimalType, "decimal"),
-            (StringType, "str"), (DateType, "date"))
+            (StringType, "str"), (DateType, "date"), (TimestampNTZType, "datetime"))
 
 
 def family_of(data_type: DataType) -> Optional[str]:
