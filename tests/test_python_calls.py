@@ -91,7 +91,7 @@ def test_the_operator_runs_natively_with_the_call_in_python_and_gives_pythons_re
     lowering, rows = _run(spark, flow)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
-    assert "ArrowEvalPython" in plan and "__udflow_py_" in plan
+    assert "ArrowEvalPython" in plan and "__udflow_term_" in plan
     assert _bag(rows) == _bag(flow.collect(engine="reference"))
 
 
@@ -181,6 +181,6 @@ def test_an_f_string_of_a_float_writes_pythons_repr(spark):
     flow = uf.source("t", rows=ROWS + [{"k": 9, "s": "z", "x": 1e22, "n": 0}]).map(tagged_float)
     lowering, rows = _run(spark, flow)
     assert flow.root.label in lowering.native_labels
-    assert "__udflow_py_str_float" in lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    assert "__udflow_term_" in lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
     assert _bag(rows) == _bag(flow.collect(engine="reference"))
     assert {r["tag"] for r in rows} >= {"x=1e+22", "x=2.675", "x=-0.5"}  # Spark's cast: 1.0E22

@@ -58,11 +58,13 @@ FUNCTIONS = {
     "int": int,
     "float": float,
     "str": str,
-    "str.lower": str.lower,
-    "str.upper": str.upper,
-    "str.strip": str.strip,
-    "str.startswith": str.startswith,
-    "str.endswith": str.endswith,
+    # a method looked up on its receiver, as `x.lower()` does: None.lower() is an AttributeError
+    # (str.lower(None) would be a TypeError)
+    "str.lower": lambda receiver, *args: receiver.lower(*args),
+    "str.upper": lambda receiver, *args: receiver.upper(*args),
+    "str.strip": lambda receiver, *args: receiver.strip(*args),
+    "str.startswith": lambda receiver, *args: receiver.startswith(*args),
+    "str.endswith": lambda receiver, *args: receiver.endswith(*args),
     "date.year": lambda d: d.year,
     "date.month": lambda d: d.month,
     "date.day": lambda d: d.day,

@@ -10,6 +10,9 @@ outside the model's vocabulary into the reason:
       ->  computes field segment with dict.get on COUPONS, which has no model yet (line 52);
           native-friendly: a conditional expression per key, e.g. 0.1 if r["k"] == "A" else ...
 
+(A look-up in a table of literals has a model, `udflow.tables`; COUPONS here holds
+something else, a list say.)
+
 Where the model has a way to say the same thing natively, the reason ends with it
 (`ADVICE`); each piece of advice is checked to run natively in tests/test_constructs.py.
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from udflow import expr
+from udflow import expr, helper_calls, tables
 from udflow.spark_backend import native_calls, python_calls
 from udflow.spark_backend.native import NativeLowering
 
@@ -43,7 +43,12 @@ EXAMPLES = {
     "Contains": '"promo" in r["comment"]',
     "Slice": 'r["phone"][:2]',
     "Call": 'abs(r["x"]), r["name"].strip(), r["d"].year',
+    "TableGet": 'REGIONS.get(r["country"], "other")',
+    "TableItem": 'RATES[r["currency"]]',
+    "InTable": 'r["status"] in CLOSED',
+    "HelperCall": '_parse_ts(r["ordered_at"])',
 }
+TERM_MODULES = (expr, tables, helper_calls)
 FAMILIES = {"int": "int", "float": "float", "decimal": "Decimal"}
 
 
@@ -51,7 +56,8 @@ def markdown() -> str:
     lines = [HEADER, "## Expressions", "", "| construct | example | meaning |", "|---|---|---|"]
     for name, example in EXAMPLES.items():
         if hasattr(NativeLowering, f"_{name}"):
-            lines.append(f"| `{name}` | `{example}` | {_first_sentence(getattr(expr, name))} |")
+            term = next(getattr(m, name) for m in TERM_MODULES if hasattr(m, name))
+            lines.append(f"| `{name}` | `{example}` | {_first_sentence(term)} |")
     lines += ["", "## Arithmetic, by the type of the result", "",
               "| operator | int | float | Decimal |", "|---|---|---|---|"]
     order = ["+", "-", "*", "/", "//", "%", "**"]
@@ -75,10 +81,13 @@ def markdown() -> str:
     lines += ["", "A call that runs as Python inside the native plan is an Arrow UDF over its arguments'",
               "values, which the rest of the function computes natively (partial lowering,",
               "docs/native.md); inside an explosion or an aggregate's argument it keeps the whole",
-              "operator in Python. An f-string of plain replacement fields, `f\"{a}/{b}\"`, is",
-              "`str(a) + \"/\" + str(b)`; one with a format spec (`{x:.2f}`) or `!r` has no model yet,",
-              "nor has a call outside this table (a helper of yours, `math.gamma`, `dict.get` on a",
-              "table): the function runs as Python.", ""]
+              "operator in Python. So does a call of a helper of yours with plain values",
+              "(`_parse_ts(r[\"ordered_at\"])`, typed by the values it returns on the records",
+              "`optimize` samples), and a look-up in a module-level dict, set or tuple of literals",
+              "is native (checked unchanged when `to_spark()` builds the plan). An f-string of plain",
+              "replacement fields, `f\"{a}/{b}\"`, is `str(a) + \"/\" + str(b)`; one with a format spec",
+              "(`{x:.2f}`) or `!r` has no model yet, nor has a call outside this table (`math.gamma`,",
+              "a helper given the whole record `h(r)`): the function runs as Python.", ""]
     return "\n".join(lines)
 
 

@@ -466,7 +466,7 @@ class NativeLowering:
             if maker is None:
                 raise NotNative(f"{t.name} has no native form")
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
-        return self.python_calls.lower(self, t.name, args)
+        return self.python_calls.lower(self, t, args)
 
 
 def _by_zero(op: str, left: Typed, right: Typed):

@@ -1,26 +1,33 @@
 """Partial lowering: the calls of a model with no exact native form, as Python inside the native plan.
 
     r["status"].strip().lower() == "completed"
-      ->  CASE WHEN NOT c.ok THEN raise_error(<the user's function, line, Python's error>)
-               ELSE c.value END = 'completed'
-          where c = __udflow_py_str_lower(regexp_replace(status, <Python's whitespace>, ''))
+      ->  .selectExpr("*", "__udflow_term_<id>(status) AS __udflow_py0")
+          CASE WHEN NOT __udflow_py0.ok THEN raise_error(<the user's function, line, Python's error>)
+               ELSE __udflow_py0.value END = 'completed'
 
 A model whose terms all have native forms but for a few calls (`str.lower`, whose
 Unicode case tables differ between Python and the JVM; `round`, which Spark rounds on
-the decimal text of a double, Python on its exact binary value) no longer sends the
-whole operator to Python: everything else runs as Spark expressions, and each such call
-is an Arrow scalar UDF over its arguments' values, which the native form has already
-computed exactly as Python would. The UDF runs Python's own operation (`getattr(x,
-"lower")()`, `round(x, n)`), so its value and its error are Python's, None included
-(`None.lower()` raises AttributeError).
+the decimal text of a double, Python on its exact binary value; the user's own helpers,
+`udflow.helper_calls`) no longer sends the whole operator to Python: everything else
+runs as Spark expressions, and each such call, its arguments included, is an Arrow
+scalar UDF over the columns it reads that computes the term as `expr.evaluate` does, by
+Python's own operations. Its value and its errors are Python's, None included
+(`None.lower()` raises AttributeError), and the data crosses to Python once, as it would
+for the call alone (`s.strip()` in Python costs less than the JVM's regular expression
+for Python's whitespace).
 
-Spark evaluates a Python UDF of an expression on every row that reaches the
-operator, also where the row takes another branch of a CASE (Catalyst extracts the
-call into an `ArrowEvalPython` node below the expression). So the UDF never raises:
-it gives struct<ok, value, error> (the error as Python words it, base64), and the term
-raises that error, marked as every error of the user's function (`NativeLowering.error`),
-only where the model evaluates the call. A value a column cannot hold (an int past 64
-bits) is an error too, as everywhere in the native forms.
+Spark evaluates a Python UDF on every row that reaches the operator, also where the
+row takes another branch of a CASE. So the UDF never raises: it gives struct<ok, value,
+error> (the error as Python words it, base64), and the term raises that error, marked as
+every error of the user's function (`NativeLowering.raised`), only where the model
+evaluates the call. A value a column cannot hold (an int past 64 bits) is an error too,
+as everywhere in the native forms.
+
+Each distinct term is one column, added below the projection that reads it
+(`with_calls`) and computed once per row, however many guards and fields read it; its
+UDF is nondeterministic, or Catalyst would copy it into every expression that reads the
+column and run it once for each. A helper's result is typed by the values it returns on
+the driver's sample of the operator's input (`helper_family`).
 
 Where: a Map's or a filter's cases (`native_ops.run`), and the terms over a Reduce's
 aggregates (`native_groups.run_reduce`). Not inside an aggregate's argument or an
@@ -32,6 +39,7 @@ from __future__ import annotations
 import base64
 import datetime
 import math
+import uuid
 from typing import Callable
 
 import pyarrow as pa
@@ -48,7 +56,9 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import MATH_FUNCTIONS, evaluate
+from udflow.expr import ARITH, FUNCTIONS, MATH_FUNCTIONS, Arith, Call, Field, Lit, evaluate
+from udflow.helper_calls import HelperCall
+from udflow.tables import TableGet
 from udflow.spark_backend.arrow_values import holds_exactly
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, ident
@@ -84,7 +94,7 @@ class PythonCalls:
     def __init__(self, session: SparkSession):
         self.session = session
         self.registered: set[str] = set()
-        self.columns: dict[str, str] = {}  # a call's SQL -> the column that computes it, once
+        self.columns: dict = {}  # a term -> the column that computes it, once
         self.pending: list[tuple[str, str]] = []  # (column, call) not yet added to a frame
 
     def with_calls(self, df: DataFrame) -> DataFrame:
@@ -95,46 +105,50 @@ class PythonCalls:
         while self.pending:
             waiting = {ident(name) for name, _ in self.pending}
             ready = [(n, c) for n, c in self.pending if not any(w in c for w in waiting - {ident(n)})]
+            if not ready:  # each call reads only earlier ones: never
+                raise NotNative("Python calls that read each other's results")
             df = df.selectExpr("*", *[f"{c} AS {ident(n)}" for n, c in ready])
             self.pending = [p for p in self.pending if p not in ready]
         return df
 
-    def _result(self, low, function: str, args: list[Typed], result: str, nullable: bool) -> Typed:
-        """The term reading the call's column: the arguments' own errors first (the call is
-        made on every row with those errors as None: `defused`), then the call's."""
-        called = f"{function}({', '.join(defused(a.sql) for a in args)})"
-        column = self.columns.get(called)
-        if column is None:
-            column = self.columns[called] = f"__udflow_py{len(self.columns)}"
-            self.pending.append((column, called))
-        c = ident(column)
-        first = [(f"((hash({a.sql}) & 0) = 1)", "NULL") for a in args if "raise_error(" in a.sql]  # never true
-        value = case(first + [(f"(NOT {c}.ok)", low.raised(f"{c}.error"))], f"{c}.value")
-        return Typed(value, result, nullable)
-
-    def lower(self, low, name: str, args: list[Typed]) -> Typed:
-        """The call as a term of `low` (a `NativeLowering`): its value, or Python's error."""
+    def lower(self, low, call, args: list[Typed]) -> Typed:
+        """The call (`expr.Call`), its arguments included, as a term of `low` (a
+        `NativeLowering`): its value, or Python's error. `args`: the arguments lowered, for
+        their types."""
         families = tuple(a.family for a in args)
-        result = RESULTS.get(name, {}).get(families)
+        result = RESULTS.get(call.name, {}).get(families)
         if result is None:
-            raise NotNative(f"{name} on {', '.join(families)} has no native form")
-        if name == "round" and len(args) == 2 and args[1].nullable:
+            raise NotNative(f"{call.name} on {', '.join(families)} has no native form")
+        if call.name == "round" and len(args) == 2 and args[1].nullable:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
-        return self._result(low, self._function(name, families, result), args, result, False)
+        return self._term(low, call, result, None, nullable=False)
 
     def lower_helper(self, low, call, args: list[Typed]) -> Typed:
         """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;
         its result's type is the one it has on the input records sampled on the driver."""
         result = helper_family(call, low.sample)
-        families = tuple(a.family for a in args)
-        sql_name = f"__udflow_helper_{call.name}_{call.fn_id}_{'_'.join(families)}"
-        self._register(sql_name, over_arrays(of_type(call, result), ARROW_TYPES[result]), result)
-        return self._result(low, sql_name, args, result, True)
+        return self._term(low, call, result, of_type(call.name, result), nullable=True)
 
-    def _function(self, name: str, families: tuple, result: str) -> str:
-        sql_name = f"__udflow_py_{name.replace('.', '_')}_{'_'.join(families)}"
-        self._register(sql_name, over_arrays(python_form(name), ARROW_TYPES[result]), result)
-        return sql_name
+    def _term(self, low, term, result: str, check, nullable: bool) -> Typed:
+        """The term computed by Python from the columns it reads (one column per distinct term,
+        `with_calls`), and read where the model evaluates it: a column whose reading raises
+        (an aggregate's own errors, `NativeLowering.checked`) raises first."""
+        names = sorted(term.fields())
+        missing = [n for n in names if n not in low.fields]
+        if missing:
+            raise NotNative(f"{term} reads {', '.join(missing)}, not a column here")
+        column = self.columns.get(term)
+        if column is None:
+            column = self.columns[term] = f"__udflow_py{len(self.columns)}"
+            function = f"__udflow_term_{uuid.uuid4().hex[:16]}"
+            self._register(function, over_arrays(of_record(term, names, check), ARROW_TYPES[result]), result)
+            # a term of no field still needs a column to run once per row: a constant one
+            inputs = ", ".join(ident(n) for n in names) or "TRUE"
+            self.pending.append((column, f"{function}({inputs})"))
+        c = ident(column)
+        first = [(f"((hash({low.lower(Field(n)).sql}) & 0) = 1)", "NULL") for n in names if low.checked.get(n)]
+        value = case(first + [(f"(NOT {c}.ok)", low.raised(f"{c}.error"))], f"{c}.value")
+        return Typed(value, result, nullable)
 
     def _register(self, sql_name: str, udf: Callable, result: str) -> None:
         if sql_name not in self.registered:
@@ -144,38 +158,6 @@ class PythonCalls:
             # row (a deterministic one it copies into every expression that reads the column)
             self.session.udf.register(sql_name, F.arrow_udf(udf, returned).asNondeterministic())
             self.registered.add(sql_name)
-
-
-def defused(text: str) -> str:
-    """SQL `text` with each `raise_error(...)` NULL: an argument the call receives on every row,
-    also where the term that uses it is not evaluated (its errors are raised at that term)."""
-    out, i = [], 0
-    while (start := text.find("raise_error(", i)) >= 0:
-        out.append(text[i:start] + "NULL")
-        i = _closing(text, start + len("raise_error(")) + 1
-    return "".join(out) + text[i:]
-
-
-def _closing(text: str, i: int) -> int:
-    """The index of the parenthesis closing the one before `i`, skipping quoted text."""
-    depth, quote = 1, None
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise ValueError(f"unbalanced SQL: {text[:80]}")
 
 
 def helper_family(call, sample: tuple) -> str:
@@ -198,32 +180,53 @@ def helper_family(call, sample: tuple) -> str:
     return families.pop()
 
 
-def of_type(call, family: str) -> Callable:
-    """The helper, checked to return None or the sampled family's own type on every record: a
-    value of another type raises (udflow types the column by the sample) instead of being
-    converted."""
+def of_type(name: str, family: str) -> Callable:
+    """A check that a helper's value is None or the sampled family's own type: a value of
+    another type raises (udflow types the column by the sample) instead of being converted."""
     expected = next(t for t, f in HELPER_FAMILIES.items() if f == family)
-    fn, name = call.fn, call.name
 
-    def run(*args):
-        value = fn(*args)
+    def check(value):
         if value is not None and (type(value) is not expected or family == "datetime" and value.tzinfo is not None):
             raise TypeError(f"{name} returned {value!r} here, where it returned a {expected.__name__} on "
                             f"the records udflow sampled to type it (run the flow with native=False)")
         return value
 
-    return run
+    return check
 
 
-def python_form(name: str) -> Callable:
-    """The operation as Python runs it on the values: a method looked up on its receiver (so
-    None raises AttributeError, as `x.lower()` does), a builtin called."""
-    if name.startswith("str."):
-        method = name.split(".", 1)[1]
-        return lambda receiver, *rest: getattr(receiver, method)(*rest)
-    if name.startswith("math."):
-        return getattr(math, name.split(".", 1)[1])
-    return {"round": round, "str": str}[name]
+def of_record(term, names: list, check=None) -> Callable:
+    """The term computed by Python from the values of the fields `names`, by the operations
+    `expr.evaluate` performs (`compiled`), checked by `check` where given."""
+    run = compiled(term, {n: i for i, n in enumerate(names)})
+    if check is None:
+        return lambda *values: run(values)
+    return lambda *values: check(run(values))
+
+
+def compiled(term, position: dict) -> Callable:
+    """`evaluate(term, record)` as nested closures over the record's values by position: the
+    same callables, none of the per-node dispatch (the UDF runs it on every row)."""
+    if isinstance(term, Field):
+        i = position[term.name]
+        return lambda v: v[i]
+    if isinstance(term, Lit):
+        value = term.value
+        return lambda v: value
+    if isinstance(term, (Call, HelperCall)):
+        fn = FUNCTIONS[term.name] if isinstance(term, Call) else term.fn
+        args = [compiled(a, position) for a in term.args]
+        if len(args) == 1:
+            (a,) = args
+            return lambda v: fn(a(v))
+        return lambda v: fn(*[a(v) for a in args])
+    if isinstance(term, Arith):
+        op, left, right = ARITH[term.op], compiled(term.left, position), compiled(term.right, position)
+        return lambda v: op(left(v), right(v))
+    if isinstance(term, TableGet):
+        table, key, default = term.table.python(), compiled(term.key, position), compiled(term.default, position)
+        return lambda v: table.get(key(v), default(v))
+    names = list(position)
+    return lambda v: evaluate(term, dict(zip(names, v)))
 
 
 def over_arrays(run: Callable, arrow_type) -> Callable:
