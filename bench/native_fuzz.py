@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     @seed(args.seed)
     @settings(max_examples=args.batches, deadline=None, database=None, suppress_health_check=list(HealthCheck),
               phases=(Phase.generate,))  # a batch of 120 Spark terms shrinks for hours: report it whole
-    @given(batch=st.lists(st.one_of(differential.terms, differential.typed_terms), min_size=120, max_size=120))
+    @given(batch=st.lists(st.one_of(differential.terms, differential.typed_terms, differential.table_terms), min_size=120, max_size=120))
     def one_batch(batch):
         check(table, batch)
         done[0] += 1
