@@ -128,6 +128,21 @@ def test_an_error_of_the_call_is_pythons_on_both_engines(spark, fn, rows, error)
     assert error in messages[0] and messages[0] == messages[1]
 
 
+def lowered_upper(r):
+    return {**r, "lu": r["s"].lower().upper() if r["s"] is not None else None}
+
+
+def test_a_call_over_another_call_is_one_python_term_with_no_column_for_the_inner_call(spark):
+    """`s.lower().upper()`: the outer call computes its argument itself, so the inner call,
+    lowered only for its type, adds no column of its own."""
+    flow = uf.source("t", rows=ROWS).map(lowered_upper)
+    lowering, rows = _run(spark, flow)
+    assert flow.root.label in lowering.native_labels, lowering.python_reasons
+    plan = lowering.lower(flow.root).df._jdf.queryExecution().analyzed().toString()
+    assert plan.count("__udflow_term_") == 1, plan
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
+
+
 def test_a_call_in_a_branch_the_record_does_not_take_never_raises(spark):
     """Spark evaluates the UDF on every row (it sits below the CASE); the error it caught is
     raised only where the branch is taken."""

@@ -440,7 +440,7 @@ class NativeLowering:
     def _HelperCall(self, t) -> Typed:
         if self.python_calls is None:
             raise NotNative(f"a call of your helper {t.name} (Python) here")
-        return self.python_calls.lower_helper(self, t, [self.lower(a) for a in t.args])
+        return self.python_calls.lower_helper(self, t)  # its arguments computed by Python too
 
     def _TableGet(self, t) -> Typed:
         return native_tables.table_get(self, t)
@@ -455,6 +455,7 @@ class NativeLowering:
         """The native form of the call; where it has none (for these arguments' types), the call
         alone as Python in the plan (`python_calls`), when that is allowed here."""
         maker = native_calls.CALLS.get(t.name)
+        mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]
         if maker is not None and native_calls.arity_fits(t.name, t.args):
             try:
@@ -466,6 +467,7 @@ class NativeLowering:
             if maker is None:
                 raise NotNative(f"{t.name} has no native form")
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
+        self.python_calls.rewind(mark)  # the call computes its arguments itself: they need no column
         return self.python_calls.lower(self, t, args)
 
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import base64
 import datetime
-import math
 import uuid
 from typing import Callable
 
@@ -93,23 +92,29 @@ class PythonCalls:
 
     def __init__(self, session: SparkSession):
         self.session = session
-        self.registered: set[str] = set()
         self.columns: dict = {}  # a term -> the column that computes it, once
         self.pending: list[tuple[str, str]] = []  # (column, call) not yet added to a frame
 
     def with_calls(self, df: DataFrame) -> DataFrame:
-        """`df` with the calls lowered since the last time as columns (`__udflow_py<n>`), a
-        call over another's result after it: Spark runs each distinct call once per row, in
-        one Python pass per layer, however many terms use it. The caller selects its own
-        columns above, which drops these."""
-        while self.pending:
-            waiting = {ident(name) for name, _ in self.pending}
-            ready = [(n, c) for n, c in self.pending if not any(w in c for w in waiting - {ident(n)})]
-            if not ready:  # each call reads only earlier ones: never
-                raise NotNative("Python calls that read each other's results")
-            df = df.selectExpr("*", *[f"{c} AS {ident(n)}" for n, c in ready])
-            self.pending = [p for p in self.pending if p not in ready]
+        """`df` with the calls lowered since the last time as columns (`__udflow_py<n>`): Spark
+        runs each distinct call once per row, in one Python pass, however many terms use it.
+        Each reads only the input's columns (a call's arguments are part of its term). The
+        caller selects its own columns above, which drops these."""
+        if self.pending:
+            df = df.selectExpr("*", *[f"{call} AS {ident(column)}" for column, call in self.pending])
+            self.pending = []
         return df
+
+    def mark(self) -> int:
+        """Where the calls lowered from now on start (`rewind`)."""
+        return len(self.pending)
+
+    def rewind(self, mark: int) -> None:
+        """Forget the calls lowered since `mark`, not yet added to a frame: a call's arguments
+        lowered only for their types (the call computes them itself) add no column."""
+        dropped = {column for column, _ in self.pending[mark:]}
+        self.columns = {term: column for term, column in self.columns.items() if column not in dropped}
+        self.pending = self.pending[:mark]
 
     def lower(self, low, call, args: list[Typed]) -> Typed:
         """The call (`expr.Call`), its arguments included, as a term of `low` (a
@@ -123,7 +128,7 @@ class PythonCalls:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
         return self._term(low, call, result, None, nullable=False)
 
-    def lower_helper(self, low, call, args: list[Typed]) -> Typed:
+    def lower_helper(self, low, call) -> Typed:
         """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;
         its result's type is the one it has on the input records sampled on the driver."""
         result = helper_family(call, low.sample)
@@ -151,13 +156,11 @@ class PythonCalls:
         return Typed(value, result, nullable)
 
     def _register(self, sql_name: str, udf: Callable, result: str) -> None:
-        if sql_name not in self.registered:
-            returned = StructType([StructField("ok", BooleanType(), False), StructField("value", SPARK_TYPES[result]),
-                                   StructField("error", StringType())])
-            # nondeterministic, so that Catalyst keeps each call in its own column, computed once per
-            # row (a deterministic one it copies into every expression that reads the column)
-            self.session.udf.register(sql_name, F.arrow_udf(udf, returned).asNondeterministic())
-            self.registered.add(sql_name)
+        returned = StructType([StructField("ok", BooleanType(), False), StructField("value", SPARK_TYPES[result]),
+                               StructField("error", StringType())])
+        # nondeterministic, so that Catalyst keeps each call in its own column, computed once per
+        # row (a deterministic one it copies into every expression that reads the column)
+        self.session.udf.register(sql_name, F.arrow_udf(udf, returned).asNondeterministic())
 
 
 def helper_family(call, sample: tuple) -> str:
