@@ -13,7 +13,6 @@ import pytest
 
 import udflow as uf
 from udflow.analysis.constructs import ADVICE, advice
-from udflow.execution import how_it_runs
 from udflow.spark_backend.lower import Lowering
 
 # not a table of literals (`udflow.tables`): a look-up in a table of literals runs natively
@@ -74,13 +73,13 @@ def test_every_piece_of_advice_has_a_case():
 @pytest.mark.parametrize("construct, written, advised", CASES, ids=[c[0] for c in CASES])
 def test_explain_names_the_construct_and_the_advised_form_runs_natively(spark, construct, written, advised):
     before = uf.source("t", rows=ROWS).map(written)
-    why = how_it_runs(before.root)
+    why = before.physical().root.describe()
     assert why.startswith("Python") and SAID.get(construct, construct) in why
     assert f"native-friendly: {advice(construct)}" in why
 
     after = uf.source("t", rows=ROWS).map(advised)
-    assert how_it_runs(after.root) == "native"
-    lowering = Lowering(spark)
+    assert after.physical().root.describe() == "native"
+    lowering = Lowering(spark, after.physical())
     rows = lowering.records(after.root)
     assert after.root.label in lowering.native_labels
     key = lambda r: sorted((k, str(v)) for k, v in r.items())  # noqa: E731
@@ -92,5 +91,5 @@ def test_a_construct_without_a_native_form_gets_no_advice():
     def gamma(r):
         return {**r, "g": math.gamma(r["n"] + 1)}
 
-    why = how_it_runs(uf.source("t", rows=ROWS).map(gamma).root)
+    why = uf.source("t", rows=ROWS).map(gamma).physical().root.describe()
     assert why.startswith("Python") and "math.gamma" in why and "native-friendly" not in why

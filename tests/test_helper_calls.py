@@ -66,7 +66,7 @@ def _rows(flow, native):
 
 
 def _lowered(spark, flow):
-    lowering = Lowering(spark, samples=dict(output_samples(flow.root)))
+    lowering = Lowering(spark, flow.physical(), samples=dict(output_samples(flow.root)))
     return lowering, lowering.typed(flow.root)
 
 
@@ -116,7 +116,7 @@ def test_a_helper_returning_two_types_on_the_sample_stays_python_and_says_so(spa
 def test_a_helper_returning_another_type_than_sampled_raises_instead_of_converting(spark):
     sampled = [r for r in ROWS if r["n"] is not None and r["n"] > 2]  # _label gives "big" on these
     flow = uf.source("t", rows=sampled).map(labelled)
-    lowering = Lowering(spark, samples=dict(output_samples(flow.root)))
+    lowering = Lowering(spark, flow.physical(), samples=dict(output_samples(flow.root)))
     wider = uf.source("t", rows=ROWS).map(labelled)  # the same plan over records where it returns 7
     lowering.samples = {wider.root.input.label: lowering.samples[flow.root.input.label]}
     df = lowering.typed(wider.root)

@@ -7,7 +7,6 @@ import re
 import pytest
 
 import udflow as uf
-from udflow.execution import how_it_runs
 from udflow.spark_backend.lower import Lowering
 
 ROWS = [{"k": i % 3, "name": f"N{i}", "price": float(i), "qty": i} for i in range(12)]
@@ -78,7 +77,7 @@ def _flow(fn, kind):
 @pytest.mark.parametrize("fn,kind,how,why", CASES, ids=[c[0].__name__ for c in CASES])
 def test_explain_says_how_each_operator_runs_and_why(fn, kind, how, why):
     flow = _flow(fn, kind)
-    said = how_it_runs(flow.root)
+    said = flow.physical().root.describe()
     assert said.startswith(how) and why in said, said
     explained = uf.optimize(flow).explain()
     assert f"{flow.root.label}" in explained.split("How the chosen plan runs on Spark")[1]
@@ -87,7 +86,7 @@ def test_explain_says_how_each_operator_runs_and_why(fn, kind, how, why):
 @pytest.mark.parametrize("fn,kind,how,why", CASES, ids=[c[0].__name__ for c in CASES])
 def test_the_lowering_does_what_explain_says(spark, fn, kind, how, why):
     flow = _flow(fn, kind)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert (flow.root.label in lowering.native_labels) == how.startswith("native")
 

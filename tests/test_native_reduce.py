@@ -198,7 +198,7 @@ def test_native_reduce_returns_what_python_returns(spark, fn, data):
         rows[3] = {**rows[3], "i": None, "s": None}
         rows[-1] = {**rows[-1], "i": None}
     flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], fn)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert lowering.native_labels == {flow.root.label}, lowering.python_reasons
     assert _run(flow, True) == _run(flow, False)
@@ -259,7 +259,7 @@ def test_float_min_max_are_a_result_of_some_order_and_sums_agree_up_to_associati
     rows = [{"k": k, "i": 0, "f": f, "d": Decimal(0), "s": "", "day": datetime.date(2000, 1, 1)}
             for k, group in enumerate(groups) for f in group]
     flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], float_stats)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert lowering.native_labels == {flow.root.label}, lowering.python_reasons
     for out in flow.collect(native=True):
@@ -305,7 +305,7 @@ def test_min_over_no_values_raises_value_error(spark):
 @pytest.mark.parametrize("fn", list(PYTHON), ids=lambda f: f.__name__)
 def test_functions_without_an_exact_native_form_stay_python_and_say_why(spark, fn):
     flow = uf.source("t", dataframe=_frame(spark, _groups())).reduce(["k"], fn)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert flow.root.label not in lowering.native_labels
     assert PYTHON[fn] in lowering.python_reasons[flow.root.label]
@@ -320,7 +320,7 @@ def test_a_filter_without_a_model_is_an_arrow_scalar_udf_inside_the_plan(spark):
         return re.fullmatch(r"[ab]+", r["s"] or "") is not None
 
     flow = uf.source("t", dataframe=_frame(spark, _groups())).filter(looks_like_code)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     df = lowering.typed(flow.root)
     plan = df._jdf.queryExecution().executedPlan().toString()
     assert "ArrowEvalPython" in plan and "MapInArrow" not in plan
@@ -361,7 +361,7 @@ def test_a_pair_function_with_a_model_runs_natively_over_the_joined_row(spark, f
     left = uf.source("t", dataframe=_frame(spark, rows))
     right = uf.source("rates", dataframe=rates)
     flow = left.match(right, on=("k", "rk"), f=fn) if kind == "match" else left.cross(right, f=fn)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     assert _run(flow, True) == _run(flow, False)
@@ -376,7 +376,7 @@ def test_a_map_without_a_model_is_a_struct_scalar_udf_with_the_rest_native(spark
 
     rows = _groups()
     flow = uf.source("t", dataframe=_frame(spark, rows)).map(initials)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     plan = lowering.typed(flow.root)._jdf.queryExecution().executedPlan().toString()
     assert "ArrowEvalPython" in plan and "MapInArrow" not in plan
     expected = [out for r in rows for out in initials(dict(r))]

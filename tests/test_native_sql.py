@@ -110,7 +110,7 @@ def test_a_case_chain_proves_fields_not_none_for_later_cases_and_operators(spark
     rows = [{"fare": f, "miles": m} for f, m in [(None, 1.0), (2.0, None), (3.0, 1.5), (-1.0, 2.0), (4.0, 0.5)]]
     frame = spark.createDataFrame([(r["fare"], r["miles"]) for r in rows], "fare double, miles double")
     flow = uf.source("t", dataframe=frame).map(complete).map(per_mile)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowered = lowering.lower(flow.root)
     assert lowering.native_labels == {"Map(complete)", "Map(per_mile)"}
     assert {"fare", "miles", "per_mile"} <= lowered.nonnull
@@ -170,7 +170,7 @@ def _outcome(flow, spark, native):
 
 
 def _native_and_same(spark, flow, label):
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert label in lowering.native_labels, lowering.python_reasons
     assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
@@ -219,7 +219,7 @@ def test_a_sum_used_only_where_its_list_holds_a_value_is_native(spark):
 def test_a_float_sum_over_an_if_used_unguarded_stays_python(spark):
     frame = spark.createDataFrame(TIPS, "k long, tip double")
     flow = uf.source("trips", dataframe=frame).reduce(["k"], tip_total_unguarded)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert "int 0" in lowering.python_reasons[flow.root.label]
     assert analyze(tip_total_unguarded, ["k", "tip"], kind="reduce").model is not None
@@ -245,7 +245,7 @@ def test_a_reduce_groups_by_the_fields_its_key_determines(spark, group_filter):
     joined = (uf.source("trips", dataframe=trips)
               .match(uf.source("zones", dataframe=zones, key=["zone_id"]), on=("zone", "zone_id")))
     flow = (joined.reduce(["zone"], busy_zones) if group_filter else joined).reduce(["zone"], zone_summary)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     df = lowering.typed(flow.root)
     assert len(lowering.native_labels) == 1 + group_filter, lowering.python_reasons
     plan = df._jdf.queryExecution().executedPlan().toString()
@@ -261,7 +261,7 @@ def busiest(rows):
 def test_a_copied_first_record_does_not_fetch_the_fields_every_case_overwrites(spark):
     frame = spark.createDataFrame([(1, 5, "a"), (1, 7, "b"), (2, 1, "c")], "k long, v long, note string")
     flow = uf.source("t", dataframe=frame).reduce(["k"], busiest)
-    df = Lowering(spark).typed(flow.root)
+    df = Lowering(spark, flow.physical()).typed(flow.root)
     first = [line for line in df._jdf.queryExecution().optimizedPlan().toString().splitlines() if "first(" in line]
     fetched = [line.split("first(named_struct(")[1].split(")")[0] for line in first]
     assert fetched and all("note" in arg and "v#" not in arg for arg in fetched), fetched
@@ -296,7 +296,7 @@ def test_a_float_compared_with_a_decimal_stays_python(spark):
     with pytest.raises(NotNative, match="float and a Decimal"):
         NativeLowering(frame.schema, "price_is_ratio (t.py:1)").lower(Cmp("==", Field("ratio"), Field("price")))
     flow = uf.source("t", dataframe=frame).map(price_is_ratio)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert flow.root.label not in lowering.native_labels
     assert "float and a Decimal" in lowering.python_reasons[flow.root.label]

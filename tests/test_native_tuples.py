@@ -298,7 +298,7 @@ def _flow(spark, fn, data=CLICKS, schema=SCHEMA):
 @pytest.mark.parametrize("fn", [landing, first_ok, first_ok_unguarded, late_sessions], ids=lambda f: f.__name__)
 def test_a_tuple_min_max_runs_natively_and_returns_what_python_returns(spark, fn):
     flow = _flow(spark, fn)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     native = _outcome(flow, spark, True)
@@ -317,7 +317,7 @@ def test_a_decimal_item_runs_natively(spark):
     data = [("a", Decimal("1.50"), "x"), ("a", Decimal("1.50"), "w"), ("a", Decimal("2.25"), "a"),
             ("b", Decimal("-0.25"), "y"), ("b", Decimal("10.00"), "b")]
     flow = _flow(spark, cheapest, data, "sid string NOT NULL, price decimal(10,2) NOT NULL, item string NOT NULL")
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
@@ -338,7 +338,7 @@ def test_the_native_tuple_values_are_exact(spark):
 def test_a_nullable_or_float_item_stays_python_with_the_reason(spark, schema, why):
     data = [(s, float(n), u, d, o) for s, n, u, d, o in CLICKS] if "double" in schema else CLICKS
     flow = _flow(spark, landing, data, schema)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert flow.root.label not in lowering.native_labels
     assert why in lowering.python_reasons[flow.root.label]
@@ -355,7 +355,7 @@ def test_clickstreams_condense_session_is_modelled_and_native(spark, tmp_path):
     flow = clickstream.build_flow(data)
     reduces = [op for op in flow.root.walk() if getattr(op, "fn", None) is not None]
     assert all(properties_of(op).model is not None for op in reduces), [properties_of(op).model_reason for op in reduces]
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert "Reduce[session_id](condense_session)" in lowering.native_labels, lowering.python_reasons
 

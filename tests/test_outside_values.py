@@ -45,7 +45,7 @@ def reads_field(r):
 
 
 def _native_and_python_agree(spark, flow, expected):
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.lower(flow.root)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     assert flow.collect(spark=spark) == flow.collect(engine="reference") == expected

@@ -29,7 +29,7 @@ def _bag(records):
 
 def test_a_pure_many_record_map_comes_back_as_columns(spark):
     flow = uf.source("t", rows=ROWS).map(titled_words)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     df = lowering.typed(flow.root)
     assert dict(df.dtypes) == {"k": "bigint", "word": "string"}
     assert not lowering.persisted  # run typed, not pickled, persisted and decoded
@@ -64,7 +64,7 @@ def test_a_python_reduce_is_shuffled_with_only_the_fields_it_uses(spark, fn, sho
     the shuffle and the Arrow batches carry no other column (`UdfProperties.group_projection`);
     one that copies a record whole sees every field."""
     flow = uf.source("t", rows=WIDE).reduce(["k"], fn)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
     grouped = next(line for line in plan.splitlines() if "FlatMapGroupsInArrow" in line)
     arguments = grouped.split("run(")[1].split(")")[0]

@@ -16,7 +16,6 @@ import pytest
 
 import udflow as uf
 from udflow.errors import UdfRuntimeError
-from udflow.execution import how_it_runs
 from udflow.spark_backend.lower import Lowering
 
 WORDS = [" Completed ", "İstanbul", "straße", "ΟΔΟΣ", "ǅemal", "ﬁne", None, "", "MiXeD"]
@@ -69,7 +68,7 @@ def _bag(rows):
 
 
 def _run(spark, flow):
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     rows = lowering.records(flow.root)
     return lowering, rows
 
@@ -87,7 +86,7 @@ CASES = [
 @pytest.mark.parametrize("name, build", CASES, ids=[c[0] for c in CASES])
 def test_the_operator_runs_natively_with_the_call_in_python_and_gives_pythons_records(spark, name, build):
     flow = build(uf.source("t", rows=ROWS))
-    assert how_it_runs(flow.root).startswith("native, with Python for ")
+    assert flow.physical().root.describe().startswith("native, with Python for ")
     lowering, rows = _run(spark, flow)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
@@ -119,7 +118,7 @@ INFINITE = [{"k": 0, "s": "a", "x": 1.5, "n": 0}, {"k": 1, "s": "b", "x": math.i
 ])
 def test_an_error_of_the_call_is_pythons_on_both_engines(spark, fn, rows, error):
     flow = uf.source("t", rows=rows).map(fn)
-    assert how_it_runs(flow.root).startswith("native")
+    assert flow.physical().root.describe().startswith("native")
     messages = []
     for engine in ("reference", "spark"):
         with pytest.raises(UdfRuntimeError) as raised:
@@ -165,7 +164,7 @@ def lowered_inside_a_sum(rows):
                                    lambda s: s.filter(lambda r: r["s"] is not None).reduce(["k"], lowered_inside_a_sum)])
 def test_inside_an_explosion_or_an_aggregate_the_call_keeps_the_operator_in_python(spark, build):
     flow = build(uf.source("t", rows=ROWS))
-    assert how_it_runs(flow.root).startswith("Python")
+    assert flow.physical().root.describe().startswith("Python")
     lowering, rows = _run(spark, flow)
     assert flow.root.label not in lowering.native_labels
     assert _bag(rows) == _bag(flow.collect(engine="reference"))
@@ -182,7 +181,7 @@ def tagged_float(r):
 def test_an_f_string_of_str_int_bool_and_none_is_native(spark):
     """`f"{a}#{b}"` is str(a) + "#" + str(b): None as 'None', an int's digits, True/False."""
     flow = uf.source("t", rows=ROWS).map(tagged)
-    assert how_it_runs(flow.root) == "native"
+    assert flow.physical().root.describe() == "native"
     lowering, rows = _run(spark, flow)
     assert flow.root.label in lowering.native_labels
     assert "ArrowEvalPython" not in lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()

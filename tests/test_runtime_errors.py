@@ -192,12 +192,10 @@ def test_a_native_error_is_said_in_pythons_words_on_both_engines(spark, fn, said
     """issue 31, item 1: a guard of the native form raises with Python's exception type and text"""
     import decimal
 
-    from udflow.execution import runs_natively
-
     row = {"f": 1.5, "z": 0.0, "i": 7, "j": 0, "d": decimal.Decimal("1.5"), "d0": decimal.Decimal(0),
            "n": None, "sn": None}
     flow = uf.source("t", rows=[row, {**row, "n": 1, "sn": "a"}]).map(fn)
-    assert runs_natively(flow.root), "the function should run as Spark expressions"
+    assert flow.physical().root.native, "the function should run as Spark expressions"
     texts = []
     for engine in ("reference", "spark"):
         with pytest.raises(UdfRuntimeError) as err:

@@ -17,6 +17,7 @@ import pytest
 
 import udflow as uf
 from udflow import reference, spark_backend
+from udflow.engine.steps import physical_plan
 from udflow.errors import UdflowError, UdfRuntimeError
 from udflow.plan import OperatorType
 
@@ -307,13 +308,13 @@ def test_join_hints_keep_the_bag_and_unknown_hints_are_refused(spark):
     label = flow.root.label
     expected = bag(reference.run(flow.root))
     for hint in ("broadcast_left", "shuffle"):
-        df = spark_backend.to_dataframe(flow.root, spark=spark, hints={label: hint})
+        df = spark_backend.to_dataframe(flow.root, physical_plan(flow.root, {label: hint}), spark=spark)
         plan = df._jdf.queryExecution().executedPlan().toString()
         assert ("Broadcast" in plan) == (hint == "broadcast_left")
-    got = spark_backend.collect(flow.root, spark=spark, hints={label: "broadcast_right"})
+    got = spark_backend.collect(flow.root, physical_plan(flow.root, {label: "broadcast_right"}), spark=spark)
     assert bag(got) == expected
     with pytest.raises(UdflowError, match=r"Match\(k=bk\): unknown join hint 'sideways'"):
-        spark_backend.collect(flow.root, spark=spark, hints={label: "sideways"})
+        spark_backend.collect(flow.root, physical_plan(flow.root, {label: "sideways"}), spark=spark)
 
 
 def test_write_round_trips_and_a_failed_write_leaves_nothing(spark, tmp_path):
@@ -359,21 +360,20 @@ def test_a_custom_type_without_a_spark_lowering_is_refused(spark):
         a().apply(window).collect(spark=spark)
 
 
-def test_python_filters_and_forwarding_maps_see_only_what_they_read(spark):
-    from pyspark.sql.types import IntegerType, StructField, StructType
-
-    from udflow.spark_backend.lower import _forwards_records, _read_columns
-
-    schema = StructType([StructField(n, IntegerType()) for n in ("k", "v", "w")])
+def test_python_filters_and_forwarding_maps_see_only_what_they_read():
+    """The physical plan shows a Python function only the fields it reads (`Step.reads`), and
+    runs a Map that emits its input records unchanged by forwarding rows."""
     flow = uf.source("t", rows=[{"k": 1, "v": 2, "w": 3}])
-    assert _read_columns(flow.filter(big).root, schema) == ["v"]
-    assert _forwards_records(flow.map(kept_twice_when_big).root)
-    assert not _forwards_records(flow.map(twice).root)
+    filtered = flow.filter(big).physical(native=False).root
+    assert (filtered.how, filtered.reads) == ("scalar", frozenset({"v"}))
+    assert flow.map(kept_twice_when_big).physical(native=False).root.how == "forwarding"
+    assert flow.map(twice).physical(native=False).root.how != "forwarding"
 
     def looks_at_everything(r):
         return len(r) > 2  # not analysable field by field: every column
 
-    assert _read_columns(flow.filter(looks_at_everything).root, schema) is None
+    everything = flow.filter(looks_at_everything).physical(native=False).root
+    assert (everything.how, everything.reads) == ("batches", None)
 
 
 def test_a_failing_projected_filter_shows_the_fields_it_reads(spark):

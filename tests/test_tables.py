@@ -96,7 +96,7 @@ def _rows(flow, native):
 @pytest.mark.parametrize("fn,kind", [(priced, "map"), (open_urgent, "filter")], ids=["get", "in"])
 def test_look_ups_run_natively_and_return_what_python_returns(spark, fn, kind):
     flow = _flow(spark, fn, kind=kind)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     df = lowering.typed(flow.root)
     assert lowering.native_labels >= {flow.root.label}, lowering.python_reasons
     assert "ArrowEvalPython" not in df._jdf.queryExecution().executedPlan().toString()
@@ -105,7 +105,7 @@ def test_look_ups_run_natively_and_return_what_python_returns(spark, fn, kind):
 
 def test_a_missing_key_raises_key_error_in_python_words(spark):
     flow = _flow(spark, strict_region, rows=ROWS[:1] + [{**ROWS[1], "country": "it's"}])
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     with pytest.raises(UdfRuntimeError, match="KeyError: \"it's\"") as native:
@@ -120,7 +120,7 @@ def test_a_table_changed_after_the_analysis_runs_as_python_reads_it_now(spark):
     opt = uf.optimize(flow)
     COUPONS["VIP20"] = 0.5
     try:
-        lowering = Lowering(spark)
+        lowering = Lowering(spark, flow.physical())
         lowering.typed(opt.best.root)
         assert "COUPONS changed since the function was analysed" in " ".join(lowering.python_reasons.values())
         totals = {r["coupon"]: r["total"] for r in opt.best.collect()}
@@ -136,7 +136,7 @@ def test_a_table_of_ints_and_floats_stays_python_and_says_why(spark):
         return {**r, "rate": rates.get(r["coupon"], 0)}
 
     flow = _flow(spark, rated)
-    lowering = Lowering(spark)
+    lowering = Lowering(spark, flow.physical())
     lowering.typed(flow.root)
     assert "int and float" in " ".join(lowering.python_reasons.values()) or \
         "float and int" in " ".join(lowering.python_reasons.values()), lowering.python_reasons

@@ -310,7 +310,7 @@ class Flow:
         if engine == "spark":
             from udflow import spark_backend
 
-            return spark_backend.collect(self.root, spark=spark, hints=dict(self.hints), native=native, fields=fields,
+            return spark_backend.collect(self.root, self.physical(native), spark=spark, fields=fields,
                                          samples=dict(self.samples))
         raise ValueError(f"unknown engine {engine!r}; use 'spark' or 'reference'")
 
@@ -326,7 +326,7 @@ class Flow:
         diagnostics.check_still_proved(self.proved_for)
         samples = self.samples or output_samples(self.root)
         return spark_backend.to_dataframe(
-            self.root, spark=spark, hints=dict(self.hints), native=native, fields=selected_fields(self.root, fields),
+            self.root, self.physical(native), spark=spark, fields=selected_fields(self.root, fields),
             samples=dict(samples),
         )
 
@@ -346,12 +346,20 @@ class Flow:
 
         diagnostics.check_still_proved(self.proved_for)
         spark_backend.write(
-            self.root, path, format=format, spark=spark, mode=mode, hints=dict(self.hints), native=native,
+            self.root, self.physical(native), path, format=format, spark=spark, mode=mode,
             samples=dict(self.samples),
             fields=selected_fields(self.root, fields),
         )
 
     # -- looking -------------------------------------------------------------
+
+    def physical(self, native: bool = True):
+        """How each operator runs on Spark (`udflow.physical.PhysicalPlan`), decided from the
+        function models and the flow's hints; what `collect`, `to_spark` and `write` run.
+        `native=False`: every function in Python."""
+        from udflow.engine.steps import physical_plan
+
+        return physical_plan(self.root, dict(self.hints), native)
 
     @property
     def fields(self) -> Optional[frozenset[str]]:

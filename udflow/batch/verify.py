@@ -32,6 +32,7 @@ from typing import Any, Optional
 from udflow.batch import discovery
 from udflow.batch.outcome import failed, rebuild
 from udflow.batch.pool import send
+from udflow.engine.steps import physical_plan
 from udflow.plan import Node, Source
 
 
@@ -282,7 +283,7 @@ def compare_engines(root: Node, n: int, spark: Any) -> Optional[str]:
     with tempfile.TemporaryDirectory(prefix="udflow-verify-") as folder:
         plan = sample_files(root, n, folder)
         want, refused_by_reference = _bag_or_error(reference.run, plan, unordered)
-        got, refused_by_spark = _bag_or_error(lambda p: spark_backend.collect(p, spark=spark), plan, unordered)
+        got, refused_by_spark = _bag_or_error(lambda p: spark_backend.collect(p, physical_plan(p), spark=spark), plan, unordered)
     if refused_by_reference and refused_by_spark:
         return None  # both refuse the plan: they agree there is no result
     if refused_by_reference or refused_by_spark:

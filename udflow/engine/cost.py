@@ -52,8 +52,9 @@ from udflow.engine.memo import Interner
 from udflow.engine.physical import (MAX_BROADCAST_BYTES, NATIVE_ROW, PY_CALL, PY_FIELD, SHUFFLE_BYTE, SHUFFLE_ROW,
                                     WORKERS, Estimate, Partitioning, broadcast, grouping, partitioned_on, shuffle)
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
-from udflow.execution import native_model, runs_natively
+from udflow.engine.steps import step_of
 from udflow.flow import output_fields
+from udflow.physical import Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 
 _UNKNOWN = object()  # a memo's "not computed yet" (None is a value: fields unknown)
@@ -88,6 +89,8 @@ class CostModel(KeyCounts):
         self._label_unions: dict[tuple, frozenset] = {}
         self._keys_outside: dict[frozenset, tuple[str, ...]] = {}
         self._fields_of_operator: dict[tuple, Optional[frozenset]] = {}
+        self._steps: dict[int, Step] = {}
+        self._step_of_operator: dict[tuple, Step] = {}
 
     # -- public ----------------------------------------------------------------
 
@@ -97,6 +100,22 @@ class CostModel(KeyCounts):
         if found is None:
             found = self._estimate(node)
             self._memo[key] = found
+        return found
+
+    def step(self, node: Node) -> Step:
+        """How `node` runs (`udflow.engine.steps`): the step the lowering takes for it."""
+        key = self.interner.id_of(node)
+        found = self._steps.get(key)
+        if found is None:
+            # a step depends on the operator, its inputs' fields and how its inputs leave
+            # (columns or pickled), not on the rest of the subtree: decided once for each
+            inputs = [self.step(c) for c in node.inputs]
+            local = (self.interner.operator_of(node), tuple(s.pickled for s in inputs),
+                     tuple(self._output_fields(c) for c in node.inputs))
+            found = self._step_of_operator.get(local)
+            if found is None:
+                found = self._step_of_operator[local] = step_of(node, inputs, native=self.native)
+            self._steps[key] = found
         return found
 
     def cost(self, node: Node) -> float:
@@ -109,7 +128,8 @@ class CostModel(KeyCounts):
         """Everything the estimate of an operator above `node` reads of it, besides its cost.
 
         A parent's estimate reads its input's rows, width, fields and partitioning, whether
-        the input must be decoded from pickled records (`_decoding`), and the distinct
+        the input must be decoded from pickled records (`_decoding`) or leaves pickled at all
+        (`Step.pickled`: an operator above can run natively over columns only), and the distinct
         counts of the key fields of the operators above it (the model's `keyed` operators
         that are not inside `node`). Two plans of one group with equal interfaces cost the
         same above them up to their own costs, so the cheaper one can stand for both: the
@@ -126,7 +146,9 @@ class CostModel(KeyCounts):
             if carried is None or f in carried
         )
         decodes = self._decoding(node, est) > 0.0
-        return (_significant(est.rows), _significant(est.width), est.fields, est.partitioning, decodes, distinct)
+        pickled = self.step(node).pickled  # an operator above runs natively over columns only
+        return (_significant(est.rows), _significant(est.width), est.fields, est.partitioning, decodes, pickled,
+                distinct)
 
     def _keys_above(self, inside: frozenset) -> tuple[str, ...]:
         """The key fields of the keyed operators not in `inside`, sorted (memoized per set)."""
@@ -207,7 +229,7 @@ class CostModel(KeyCounts):
         prof = self._profile(node)
         groups = self._groups(node, child, prof)
         width = child.width * prof.width_ratio
-        model = native_model(node) if self.native else None
+        model = self.step(node).model
         if model is not None:  # generated code per record (`_function`)
             python = child.rows * NATIVE_ROW
         else:
@@ -353,7 +375,7 @@ class CostModel(KeyCounts):
     def _function(self, node: Node, calls: float, cost_per_call: float, values_in: float) -> float:
         """What running the operator's function costs: Python calls and the values converted
         for them, or, for an operator the backend runs natively, generated code per record."""
-        if self.native and runs_natively(node):
+        if self.step(node).native:
             return calls * NATIVE_ROW
         return _python(calls, cost_per_call, values_in)
 
@@ -370,7 +392,7 @@ class CostModel(KeyCounts):
             return 0.0
         if isinstance(node, Custom) and node.op_type.spark is not None:
             return 0.0
-        if self.native and runs_natively(node):
+        if self.step(node).native:
             return 0.0  # typed columns already
         out = self._output_fields(node)
         carried = [self._output_fields(c) for c in node.inputs]

@@ -19,7 +19,6 @@ from typing import Any, Callable, Optional
 import networkx as nx
 
 from udflow.engine.cost import CostModel, Estimate
-from udflow.execution import execution_lines, model_lines
 from udflow.flow import Flow, properties_of
 from udflow.plan import Cross, Match, Node, draw
 
@@ -230,12 +229,12 @@ class Optimized:
             lines += [f"  {line}" for line in barriers]
         lines += self._refused_lines()
         lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
-        lines += [f"  {line}" for line in execution_lines(chosen.node)]
+        lines += [f"  {line}" for line in chosen.flow.physical().lines()]
         if not verbose:
             return "\n".join(lines + ["", "explain(verbose=True): the facts, Z3 queries and source lines behind "
                                            "each rewrite, the estimated costs, and what each function computes"])
         lines += ["", self._cost_breakdown(original, chosen)]
-        models = model_lines(chosen.node)
+        models = _model_lines(chosen.node)
         if models:
             lines += ["", "What the modelled functions compute:"] + [f"  {line}" for line in models]
         return "\n".join(lines)
@@ -459,6 +458,23 @@ class Optimized:
 
     def __repr__(self) -> str:
         return f"<Optimized: {len(self.alternatives)} alternatives ({self.mode}), estimated: {self._gain()}>"
+
+
+def _model_lines(root: Node) -> list[str]:
+    """Each modelled function's model (what it computes, `docs/native.md`), indented under its
+    operator's label."""
+    out = []
+    for node in root.walk():
+        if getattr(node, "fn", None) is None:
+            continue
+        try:
+            model = properties_of(node).model
+        except Exception:  # noqa: BLE001 - not analysed: no model to show
+            continue
+        if model is not None:
+            out.append(f"{node.label}:")
+            out += [f"  {line}" for line in str(model).splitlines()]
+    return out
 
 
 def _label(x: Any) -> str:

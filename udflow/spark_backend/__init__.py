@@ -1,16 +1,18 @@
 """The PySpark backend: lower a plan to DataFrames and run it (the only module importing pyspark).
 
-    collect(node)            -> list[dict]   run it, records back on the driver
-    to_dataframe(node)       -> DataFrame    for users who continue in PySpark
-    write(node, path, ...)                   run it into a sink, through Spark's committer
+    collect(node, physical)            -> list[dict]   run it, records back on the driver
+    to_dataframe(node, physical)       -> DataFrame    for users who continue in PySpark
+    write(node, physical, path, ...)                   run it into a sink, through Spark's committer
 
-`native=False` runs every function in Python, as udflow did before it modelled
-functions (for comparison: `bench/native.py`); by default an operator whose
-function has a model runs as Spark Columns (`docs/native.md`).
+`physical` is the plan's physical plan (`udflow.physical`, `Flow.physical()`): how
+each operator runs (natively from its function's model, or which way in Python)
+and the join strategies ("broadcast_left" / "broadcast_right" / "shuffle") the
+lowering gives Spark as hints. The backend reads it; it decides none of it again,
+except where the input's types leave a native step no exact form
+(`Lowering.python_reasons`).
 
 `spark=None` means: the active session if there is one, else an embedded
-local[*] session (see `session.get_session`). `hints` maps operator labels to
-"broadcast_left" / "broadcast_right" / "shuffle" for Match and Cross.
+local[*] session (see `session.get_session`).
 An exception in a user function surfaces as `udflow.errors.UdfRuntimeError`
 naming the operator, the function and the record (see `udf`). Before a flow
 runs, its executors get udflow's code and the user's modules, and their Python
@@ -22,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from udflow.errors import UdflowError
+from udflow.physical import PhysicalPlan
 from udflow.plan import Node, Source
 from udflow.sources import SourceValueError
 
@@ -53,27 +56,24 @@ def session_for(node: Node, spark: Any = None, run_jobs: bool = True):
     return session
 
 
-def to_dataframe(
-    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None,
-    samples: Optional[dict] = None,
-):
+def to_dataframe(node: Node, physical: PhysicalPlan, spark: Any = None, fields: Fields = None,
+                 samples: Optional[dict] = None):
     """The lowered DataFrame (only `fields`, when given), lazy: building it runs no Spark job.
-    Errors in user functions surface when the caller runs an action."""
+    Errors in user functions surface when the caller runs an action. `physical`: how each
+    operator runs (`udflow.physical`, decided by `udflow.engine.steps`)."""
     from udflow.spark_backend.lower import Lowering
 
-    lowering = Lowering(session_for(node, spark, run_jobs=False), hints, native=native, samples=samples)
+    lowering = Lowering(session_for(node, spark, run_jobs=False), physical, samples=samples)
     return lowering.typed(node, fields)
 
 
-def collect(
-    node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True, fields: Fields = None,
-    samples: Optional[dict] = None,
-) -> list[dict]:
+def collect(node: Node, physical: PhysicalPlan, spark: Any = None, fields: Fields = None,
+            samples: Optional[dict] = None) -> list[dict]:
     """Run the plan on Spark; its records as dicts (a bag: the order means nothing), cut to
     `fields` when given (Spark then prunes what computes only the others)."""
     from udflow.spark_backend.lower import Lowering
 
-    lowering = Lowering(session_for(node, spark), hints, native=native, samples=samples)
+    lowering = Lowering(session_for(node, spark), physical, samples=samples)
     try:
         return lowering.records(node, fields)
     except SourceValueError as exc:
@@ -84,12 +84,11 @@ def collect(
 
 def write(
     node: Node,
+    physical: PhysicalPlan,
     path: str,
     format: str = "parquet",
     spark: Any = None,
     mode: str = "errorifexists",
-    hints: Optional[dict] = None,
-    native: bool = True,
     fields: Fields = None,
     samples: Optional[dict] = None,
 ) -> None:
@@ -104,7 +103,7 @@ def write(
     from udflow.spark_backend.udf import translated
 
     session = session_for(node, spark)
-    lowering = Lowering(session, hints, native=native, samples=samples)
+    lowering = Lowering(session, physical, samples=samples)
     existed = _exists(session, path)
     if existed and mode in ("errorifexists", "error", "default"):
         raise UdflowError(

@@ -1,4 +1,11 @@
-"""Lowering a plan to PySpark DataFrames.
+"""Lowering a plan to PySpark DataFrames, each operator as its physical plan's step says.
+
+Which row of this table an operator takes is decided by its step
+(`udflow.physical`, decided from the models by `udflow.engine.steps`); the
+lowering carries it out and decides again only where the data must: a native
+step whose input's types have no exact native form, or a scalar Map whose
+written fields a sample cannot type, takes its Python fallback
+(`Lowering.python_reasons` says why).
 
     Source (parquet / CSV)      spark.read (a CSV with its types; read.py), columns renamed with the prefix
     Source (DataFrame / table)  the DataFrame itself, columns renamed with the prefix
@@ -24,7 +31,7 @@ Two forms of a lowered node:
 
 A filter, and a Map whose records are its input record with some fields
 written (analysis: pure, implicit copy, `{**r, ...}`), build Python values only
-for the columns the function reads or writes (`UdfProperties.read_projection`).
+for the columns the function reads or writes (`Step.reads`, from `UdfProperties.read_projection`).
 A filter, or such a Map writing nothing, keeps or repeats the batch's own rows;
 a Map that writes fields has each emitted record completed from its input row.
 
@@ -61,7 +68,8 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BinaryType, DoubleType, FloatType, StructField, StructType
 
 from udflow.errors import UdflowError
-from udflow.fields import group_projection, only_fields, output_fields, properties_of, read_projection
+from udflow.fields import only_fields
+from udflow.physical import PhysicalPlan, Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
 from udflow.spark_backend import collisions, native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
@@ -100,16 +108,19 @@ class Lowered:
 
 
 class Lowering:
-    """One lowering of one plan: its session, its hints, and what it persisted."""
+    """One lowering of one plan, as its physical plan (`udflow.physical`) says each operator
+    runs: its session, its samples, and what it persisted."""
 
-    def __init__(self, spark: SparkSession, hints: Optional[dict] = None, native: bool = True,
-                 samples: Optional[dict] = None):
+    def __init__(self, spark: SparkSession, physical: PhysicalPlan, samples: Optional[dict] = None):
         self.spark = spark
+        self.physical = physical
         self.samples = dict(samples or {})  # label -> `udflow.samples.OutputSample`, taken on the driver
-        self.native = native  # run operators whose functions have a model as Spark Columns
+        self.native = physical.native  # run operators whose functions have a model as Spark Columns
         self.native_labels: set = set()  # the operators lowered natively
-        self.python_reasons: dict = {}  # label -> why a modelled operator stayed in Python
-        self.hints = dict(hints or {})
+        # label -> why an operator ran otherwise than its step says (a native step whose input's
+        # types have no exact native form, a scalar Map whose output could not be typed)
+        self.python_reasons: dict = {}
+        self.hints = {s.label: s.strategy for s in physical.steps if s.strategy}
         self.persisted: list[DataFrame] = []
         self._done: dict[tuple[int, Optional[tuple]], Lowered] = {}
         self._typed: dict[int, DataFrame] = {}
@@ -166,65 +177,59 @@ class Lowering:
     # -- unary ---------------------------------------------------------------
 
     def map(self, node: Map, key: Optional[tuple]) -> Lowered:
-        native = self._native(node, key)
+        step = self.physical[node.label]
+        native = self._native(node, step, key)
         if native is not None:
             return native
+        step = step.as_python
+        how = step.how
         udf = Udf(node.label, function_location(node.fn), node.fn, "map",
-                  input_fields=tuple(sorted(output_fields(node.input) or ())))
+                  input_fields=tuple(sorted(self.physical[node.input.label].columns or ())))
         if node.is_filter:  # records pass unchanged, so they keep the group key their input gives them
             inp = self.lower(node.input, key)
-            columns = None if inp.pickled else _read_columns(node, inp.df.schema)
-            if columns:
+            columns = _shown(step, inp)
+            if how == "scalar" and columns:
                 return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False, nonnull=inp.nonnull)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema, inp.nonnull)
         inp = self.lower(node.input)
-        struct = None if inp.pickled else scalar.struct_map(node, udf, inp.df, self._timezone(), self.samples.get(node.label))
-        if struct is not None:
-            return Lowered(struct, pickled=False)
-        shown = None if inp.pickled else read_projection(node)
-        if shown is not None:
-            columns = [name for name in inp.df.schema.names if name in shown]
-            if _forwards_records(node):  # emits its input records unchanged
-                return Lowered(inp.df.mapInArrow(executor.forward_partitions(udf, columns), inp.df.schema),
-                               pickled=False)
+        if how == "scalar" and not inp.pickled:
+            struct = scalar.struct_map(node, udf, inp.df, step.reads, self._timezone(), self.samples.get(node.label))
+            if struct is not None:
+                return Lowered(struct, pickled=False)
+            self.python_reasons[node.label] = "its written fields could not be typed from a sample: projected"
+            how = "projected"
+        columns = _shown(step, inp)
+        if how == "forwarding" and columns is not None:
+            return Lowered(inp.df.mapInArrow(executor.forward_partitions(udf, columns), inp.df.schema), pickled=False)
+        if how in ("scalar", "projected") and columns is not None:
             run = executor.projected_map_partitions
             return self._python(
-                node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(run(udf, columns, shown, enc), schema)
+                node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(run(udf, columns, step.reads, enc), schema)
             )
         return self._python(
             node, udf, inp, key, lambda enc, schema: inp.df.mapInArrow(executor.map_partitions(udf, inp.pickled, enc), schema)
         )
 
-    def _native(self, node: Map | Reduce, key: Optional[tuple]) -> Optional[Lowered]:
+    def _native(self, node: Map | Reduce, step: Step, key: Optional[tuple]) -> Optional[Lowered]:
         """The operator run as Spark SQL from its function's model (`native_ops`,
-        `native_groups`), when its input is typed, it has a model and every term has an exact
-        native form; else None (the reason kept in `python_reasons`)."""
-        model = self._model(node)
-        if model is None:
+        `native_groups`) where its step is native and every term has an exact native form for
+        its input's types; else None (the reason kept in `python_reasons`)."""
+        if not step.native:
             return None
         keeps_key = isinstance(node, Map) and node.is_filter
         inp = self.lower(node.input, key if keeps_key else None)
-        if inp.pickled:
+        if inp.pickled:  # the step below ran otherwise than planned
             self.python_reasons[node.label] = "its input is pickled Python records (no columns)"
             return None
         nonnull = data_nonnull(node.input) | inp.nonnull
         if isinstance(node, Reduce):
             return self._natively(node, lambda where: native_groups.run(
-                inp.df, node.key, model, where, nonnull, determined_fields(node.input, node.key),
+                inp.df, node.key, step.model, where, nonnull, determined_fields(node.input, node.key),
                 self.hints.get(node.label)))
         sample = self.samples.get(node.input.label)
-        return self._natively(node, lambda where: native_ops.run(inp.df, model, where, nonnull,
+        return self._natively(node, lambda where: native_ops.run(inp.df, step.model, where, nonnull,
                                                                  sample.records if sample is not None else ()))
-
-    def _model(self, node: Node):
-        """The function's model, when native lowering is on and the analysis has one."""
-        if not self.native:
-            return None
-        try:
-            return properties_of(node).model
-        except Exception:  # noqa: BLE001 - no analysis result: Python
-            return None
 
     def _natively(self, node: Node, run: Callable[[str], tuple[DataFrame, frozenset]]) -> Optional[Lowered]:
         """`run(where)`'s (DataFrame, fields known never None), or None where it is `NotNative`."""
@@ -237,17 +242,19 @@ class Lowering:
         return Lowered(df, pickled=False, nonnull=known)
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
-        native = self._native(node, key)
+        step = self.physical[node.label]
+        native = self._native(node, step, key)
         if native is not None:
             return native
+        step = step.as_python
         udf = Udf(node.label, function_location(node.fn), node.fn, "reduce",
-                  input_fields=tuple(sorted(output_fields(node.input) or ())))
+                  input_fields=tuple(sorted(self.physical[node.input.label].columns or ())))
         inp = self.lower(node.input)
         if inp.pickled:
             inp = self.lower(node.input, node.key)
             grouped = inp.df.groupBy(col(KEY))
         else:
-            inp = _grouped_fields_only(node, inp)
+            inp = _grouped_fields_only(step, inp)
             grouped = inp.df.groupBy(*[col(k) for k in node.key])
         run = executor.reduce_groups
         return self._python(
@@ -308,11 +315,11 @@ class Lowering:
     def _native_pairs(self, node: Match | Cross, joined: DataFrame, known: frozenset) -> Optional[Lowered]:
         """A Match/Cross function with a model, run natively over the joined row: its model is
         a Map's over the concatenated pair (the two sides' fields are disjoint)."""
-        model = self._model(node)
-        if model is None:
+        step = self.physical[node.label]
+        if not step.native:
             return None
         nonnull = data_nonnull(node.left) | data_nonnull(node.right) | known
-        return self._natively(node, lambda where: native_ops.run(joined, model, where, nonnull))
+        return self._natively(node, lambda where: native_ops.run(joined, step.model, where, nonnull))
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
@@ -353,15 +360,24 @@ class Lowering:
         """Typed when the input is typed and analysis shows the output keeps its columns; else
         pickled (a Map over typed input can be run typed by a sample, `Lowered.run_typed`)."""
         schema = inp.input_schema or inp.df.schema
-        if not inp.pickled:
-            kept = _carried_schema(node, schema)
-            if kept is not None:
-                return Lowered(apply(self._encoder(udf, kept), kept), pickled=False)
+        kept = self._carried_schema(node, inp)
+        if kept is not None:
+            return Lowered(apply(self._encoder(udf, kept), kept), pickled=False)
         blob_schema = BLOB_SCHEMA if key is None else KEYED_BLOB_SCHEMA
         run_typed = None
         if isinstance(node, Map) and not inp.pickled and self.native:
             run_typed = lambda: self._sampled(node, udf, inp.df, apply)  # noqa: E731
         return Lowered(apply(Encoder(udf, None, key), blob_schema), pickled=True, input_schema=schema, run_typed=run_typed)
+
+    def _carried_schema(self, node: Node, inp: Lowered) -> Optional[StructType]:
+        """The input's columns, projected, where the step keeps its input's columns (its
+        function writes no field)."""
+        step = self.physical[node.label].as_python
+        if inp.pickled or step.pickled or step.columns is None or isinstance(node, Custom):
+            return None
+        if not step.columns <= set(inp.df.schema.names):
+            return None
+        return StructType([f for f in inp.df.schema.fields if f.name in step.columns])
 
     def _sampled(self, node: Map, udf: Udf, df: DataFrame, apply) -> Optional[DataFrame]:
         """The Map run again, its records typed by a sample of its output (`scalar`), or None."""
@@ -397,7 +413,7 @@ class Lowering:
             sample,
             complete=complete,
             input_schema=low.input_schema or StructType([]),
-            known_fields=_known_fields(node),
+            known_fields=self.physical[node.label].columns,
             declared=declared_types(fn) if fn is not None else {},
         )
         if schema is None and required:
@@ -453,51 +469,22 @@ def _identity(udf: Udf) -> Udf:
     return Udf(udf.label, udf.location, lambda r: r, "map")
 
 
-def _carried_schema(node: Node, input_schema: StructType) -> Optional[StructType]:
-    """The input's schema, projected, when analysis shows the function writes no field."""
-    if isinstance(node, Custom):
-        return None
-    try:
-        props = properties_of(node)
-    except Exception:  # noqa: BLE001 - no analysis result: the output stays pickled
-        return None
-    out = props.output_fields
-    if props.writes or out is None or not out <= set(input_schema.names):
-        return None
-    return StructType([f for f in input_schema.fields if f.name in out])
-
-
-def _forwards_records(node: Map) -> bool:
-    """Whether analysis shows every record the function emits is its input record unchanged
-    (pure, implicit copy, nothing written): `if cond: yield r`, `yield r; yield r`."""
-    if node.is_filter or read_projection(node) is None:
-        return False
-    return not properties_of(node).writes
-
-
-def _read_columns(node: Map, schema: StructType) -> Optional[list[str]]:
-    """The columns a filter or copying map is shown (`UdfProperties.read_projection`), None
-    for all. Building Python values for the other columns is what such a function mostly
-    costs (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
-    shown = read_projection(node)
-    return None if shown is None else [name for name in schema.names if name in shown]
-
-
-def _known_fields(node: Node) -> Optional[frozenset[str]]:
-    try:
-        return output_fields(node)
-    except Exception:  # noqa: BLE001 - unknown is a valid answer
-        return None
-
-
-def _grouped_fields_only(node: Reduce, inp: Lowered) -> Lowered:
-    """The Reduce's typed input cut to the fields its function uses (`fields.group_projection`):
-    the shuffle and the Arrow batches carry those columns only."""
-    used = group_projection(node)
-    if used is None:
+def _grouped_fields_only(step: Step, inp: Lowered) -> Lowered:
+    """The Reduce's typed input cut to the fields its function uses (`Step.reads`: its key and
+    what it reads): the shuffle and the Arrow batches carry those columns only."""
+    if step.reads is None:
         return inp
-    return Lowered(inp.df.select(*[col(n) for n in inp.df.schema.names if n in used]), pickled=False,
+    return Lowered(inp.df.select(*[col(n) for n in inp.df.schema.names if n in step.reads]), pickled=False,
                    nonnull=inp.nonnull)
+
+
+def _shown(step: Step, inp: Lowered) -> Optional[list[str]]:
+    """The columns a Python function is shown (`Step.reads`), None for all (or pickled input).
+    Building Python values for the other columns is what such a function mostly costs
+    (TPC-H's lineitem: 16 columns, one read by Q7's date filter)."""
+    if inp.pickled or step.reads is None:
+        return None
+    return [name for name in inp.df.schema.names if name in step.reads]
 
 
 def _only(node: Node, df: DataFrame, fields: Optional[tuple[str, ...]]) -> DataFrame:

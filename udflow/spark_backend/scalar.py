@@ -30,7 +30,7 @@ from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import BooleanType, DateType, DoubleType, StringType, StructField, StructType
 
 from udflow.errors import UdflowError
-from udflow.fields import properties_of, read_projection
+from udflow.fields import properties_of
 from udflow.plan import Map, function_location
 from udflow.spark_backend.arrow_values import exact_array, holds_exactly
 from udflow.spark_backend.native import col
@@ -57,16 +57,13 @@ def _pinned(udf_function):
     return udf_function.asNondeterministic()
 
 
-def struct_map(node: Map, udf: Udf, df: DataFrame, timezone: str, on_driver=None) -> Optional[DataFrame]:
-    """The Map as a struct-returning scalar UDF with the rest of the row native, or None when
-    it does not qualify (see the module docstring). `on_driver`: what the Map emitted on the
+def struct_map(node: Map, udf: Udf, df: DataFrame, shown: frozenset, timezone: str,
+               on_driver=None) -> Optional[DataFrame]:
+    """The Map, whose physical step is `scalar` (it copies its record and emits at most one),
+    as a struct-returning scalar UDF over the `shown` columns with the rest of the row native;
+    None where its written fields cannot be typed. `on_driver`: what the Map emitted on the
     driver's sample (`udflow.samples`), which types its output without a Spark job."""
     props = properties_of(node)
-    shown = read_projection(node)
-    if shown is None or props.changed is None or props.changed != props.writes or not props.writes:
-        return None
-    if props.emits[1] is None or props.emits[1] > 1:
-        return None
     columns = [n for n in df.schema.names if n in shown]
     if not columns:  # a UDF of no column is called with no rows (Arrow batches carry none): the batch path
         return None

@@ -1,0 +1,117 @@
+"""The physical plan (issue 29, item 1): how each operator runs is decided once, from the
+models, and the cost model, `explain` and the Spark lowering all read that one decision."""
+
+import re
+
+import pytest
+
+import udflow as uf
+from udflow.engine.cost import CostModel
+from udflow.engine.statistics import SourceStatistics
+from udflow.engine.steps import physical_plan
+from udflow.physical import PhysicalPlan, Step
+from udflow.spark_backend.lower import Lowering
+
+ORDERS = [{"o_id": i, "o_cust": i % 4, "o_total": float(i) * 1.5, "o_note": f"n{i} x"} for i in range(20)]
+CUSTOMERS = [{"c_id": i, "c_name": f"C{i}"} for i in range(4)]
+
+
+def big(r):
+    return r["o_total"] > 6.0
+
+
+def noted(r):
+    m = re.match(r"n(\d+)", r["o_note"])  # re.match: no model
+    return {**r, "o_digits": m.group(1)}
+
+
+def doubled(r):
+    return {**r, "o_twice": r["o_total"] * 2}
+
+
+def worded(r):
+    return {"o_id": r["o_id"], "o_word": r["o_note"].split()[0], "o_total": r["o_total"]}
+
+
+def per_customer(rows):
+    rows = list(rows)
+    yield {"o_cust": rows[0]["o_cust"], "n": len(rows), "spent": sum(r["o_total"] for r in rows)}
+
+
+def orders():
+    return uf.source("orders", rows=ORDERS, key="o_id")
+
+
+def test_the_plan_prints_one_line_per_operator_parents_first():
+    flow = orders().filter(big).map(doubled)
+    assert str(flow.physical()) == "\n".join([
+        "Map(doubled)    native",
+        "Filter(big)     native",
+        "Source(orders)  native scan",
+    ])
+
+
+def test_a_python_step_names_the_construct_and_the_fields_it_is_shown():
+    step = orders().map(noted).physical().root
+    assert step.how == "scalar" and step.reads == frozenset({"o_note", "o_digits"})  # read and written
+    assert re.fullmatch(r"Python \(scalar UDF\): .*re\.match.*\(line \d+\)", step.describe())
+
+
+def test_a_modelled_function_over_pickled_records_is_planned_in_python_and_says_why():
+    """A Map creating fields in Python leaves pickled records: no columns for the model above."""
+    plan = orders().map(worded).map(doubled).physical()
+    below, above = plan["Map(worded)"], plan["Map(doubled)"]
+    assert below.how == "batches" and below.pickled and "line" in below.reason
+    assert above.how == "batches" and above.reason == "its input is pickled Python records (no columns)"
+    assert orders().map(doubled).physical().root.native  # the same function over columns
+
+
+def test_a_native_step_names_its_python_fallback():
+    step = orders().map(doubled).physical().root
+    assert step.native and step.fallback is not None and step.fallback.how == "scalar"
+    assert step.as_python is step.fallback
+    assert orders().map(doubled).physical(native=False).root.describe().startswith("Python (scalar UDF)")
+
+
+def test_a_join_step_carries_its_strategy_and_the_lowering_reads_it(spark):
+    flow = orders().match(uf.source("customers", rows=CUSTOMERS, key="c_id"), on=("o_cust", "c_id"))
+    label = flow.root.label
+    plan = physical_plan(flow.root, {label: "broadcast_right"})
+    assert plan.root == Step(label, "join", strategy="broadcast_right", columns=plan.root.columns)
+    assert plan.root.describe() == "native join (broadcast_right)"
+    executed = Lowering(spark, plan).typed(flow.root)._jdf.queryExecution().executedPlan().toString()
+    assert "Broadcast" in executed
+
+
+def test_the_lowering_runs_what_the_plan_says(spark):
+    flow = orders().filter(big).map(noted).map(doubled).reduce("o_cust", per_customer, name="per_customer")
+    plan = flow.physical()
+    lowering = Lowering(spark, plan)
+    rows = lowering.records(flow.root)
+    assert lowering.native_labels == {s.label for s in plan.steps if s.native}, lowering.python_reasons
+    assert lowering.python_reasons == {}
+    assert sorted(rows, key=lambda r: r["o_cust"]) == sorted(flow.collect(engine="reference"),
+                                                             key=lambda r: r["o_cust"])
+
+
+def test_the_cost_model_prices_each_operator_by_the_same_step():
+    flow = orders().filter(big).map(noted).map(doubled)
+    model = CostModel({"orders": SourceStatistics(rows=len(ORDERS), width=40.0)}, {})
+    plan = flow.physical()
+    for node in flow.root.walk():
+        assert model.step(node) == plan[node.label]
+
+
+def test_explain_prints_the_chosen_plans_steps():
+    opt = uf.optimize(orders().map(noted).filter(big))
+    text = opt.explain()
+    shown = text.split("How the chosen plan runs on Spark")[1].splitlines()[1:]
+    steps = opt.best.physical().lines()
+    assert [line.strip() for line in shown[:len(steps)]] == [line.strip() for line in steps]
+
+
+def test_a_step_refuses_an_unknown_way_to_run():
+    with pytest.raises(ValueError, match="unknown way to run 'quickly'"):
+        Step("Map(f)", "quickly")
+    with pytest.raises(KeyError, match="no operator 'Map\\(g\\)'"):
+        PhysicalPlan((Step("Map(f)", "native"),))["Map(g)"]

@@ -1,0 +1,192 @@
+"""Deciding the physical plan (`udflow.physical`): how each operator runs, from the models.
+
+Decided bottom-up, once per operator and the steps of its inputs: whether an
+operator can run natively depends on its input leaving as columns (a model over
+pickled Python records has no columns to be Spark expressions of).
+
+    operator                                      step
+    --------------------------------------------  -------------------------------------------
+    Source                                        scan
+    Match / Cross without a function              join
+    Custom with a Spark lowering                  operator
+    a function whose model has an exact native    native (its Python fallback beside it)
+    form, over columns
+    filter over columns, its reads known          scalar
+    Map over columns, reads known, copying its    scalar
+    record ({**r, ...}), at most one record
+    Map over columns, reads known, emitting its   forwarding
+    input records unchanged
+    Map over columns, reads known                 projected
+    anything else                                 batches
+
+A Python step's records leave it as columns when the function writes no field
+and keeps only fields its input has (a filter, a projection); otherwise pickled.
+
+A model's call with no exact native form runs as Python inside the native plan
+where it stands in a row function's field (`spark_backend.python_calls`); inside
+an explosion, a group filter or an aggregate's argument it keeps the whole
+operator in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional, Sequence
+
+from udflow.analysis.model import ExplodeModel, GroupFilterModel, ReduceModel, case_terms
+from udflow.expr import Agg, Call
+from udflow.fields import group_projection, output_fields, properties_of, read_projection
+from udflow.helper_calls import HelperCall
+from udflow.physical import PhysicalPlan, Step
+from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
+from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
+from udflow.spark_backend.python_calls import RESULTS
+
+PICKLED_INPUT = "its input is pickled Python records (no columns)"
+
+
+def physical_plan(root: Node, hints: Optional[dict] = None, native: bool = True) -> PhysicalPlan:
+    """Every operator's step, parents before children. `hints`: label -> the join or
+    grouping strategy chosen for it; `native=False` runs every function as Python."""
+    hints = dict(hints or {})
+    steps: dict[str, Step] = {}
+
+    def visit(node: Node) -> Step:
+        if node.label not in steps:
+            inputs = [visit(child) for child in node.inputs]
+            steps[node.label] = step_of(node, inputs, hints.get(node.label, ""), native)
+        return steps[node.label]
+
+    visit(root)
+    return PhysicalPlan(tuple(steps[n.label] for n in root.walk()), native)
+
+
+def step_of(node: Node, inputs: Sequence[Step], strategy: str = "", native: bool = True) -> Step:
+    """How `node` runs, given how its inputs run."""
+    try:
+        columns = output_fields(node)
+    except Exception:  # noqa: BLE001 - not analysed: its fields are unknown
+        columns = None
+    step = _step(node, inputs, strategy, native)
+    if step.fallback is not None:
+        step = replace(step, fallback=replace(step.fallback, columns=columns))
+    return replace(step, columns=columns)
+
+
+def _step(node: Node, inputs: Sequence[Step], strategy: str, native: bool) -> Step:
+    label = node.label
+    if isinstance(node, Source):
+        return Step(label, "scan")
+    if isinstance(node, (Match, Cross)) and node.fn is None:
+        return Step(label, "join", strategy=strategy)
+    if isinstance(node, Custom):
+        if node.op_type.spark is not None:
+            return Step(label, "operator")
+        return Step(label, "batches", "custom operator", pickled=True)
+    if isinstance(node, CoGroup):
+        return Step(label, "batches", "CoGroup functions have no model", pickled=not _keeps_columns(node, False))
+    fallback = _python_step(node, inputs, strategy)
+    try:
+        props = properties_of(node)
+    except Exception as exc:  # noqa: BLE001 - not analysed: it runs as written, in Python
+        return _because(fallback, f"not analysed ({type(exc).__name__})")
+    if props.model is None:
+        return _because(fallback, props.model_reason or "no model")
+    blocked, in_python = python_only_calls(props.model)
+    if blocked is not None:
+        return _because(fallback, blocked)
+    if not native:
+        return _because(fallback, "native lowering is off")
+    if not isinstance(node, (Match, Cross)) and inputs[0].pickled:
+        return _because(fallback, PICKLED_INPUT)
+    return Step(label, "native", python_terms=tuple(in_python), fallback=fallback, strategy=strategy,
+                model=props.model)
+
+
+def _because(step: Step, reason: str) -> Step:
+    return replace(step, reason=reason)
+
+
+def _python_step(node: Node, inputs: Sequence[Step], strategy: str) -> Step:
+    """How the operator's function runs as Python (module docstring)."""
+    label = node.label
+    if isinstance(node, Map):
+        over_columns = not inputs[0].pickled
+        reads = read_projection(node) if over_columns else None
+        if node.is_filter:
+            how = "scalar" if reads else "batches"
+            return Step(label, how, reads=reads, pickled=inputs[0].pickled)
+        if reads and _one_record_copy(node):
+            return Step(label, "scalar", reads=reads)
+        if reads is not None and _forwards_records(node):
+            return Step(label, "forwarding", reads=reads)
+        how = "projected" if reads is not None else "batches"
+        return Step(label, how, reads=reads, pickled=not _keeps_columns(node, inputs[0].pickled))
+    if isinstance(node, Reduce):
+        reads = group_projection(node) if not inputs[0].pickled else None
+        return Step(label, "batches", reads=reads, pickled=not _keeps_columns(node, inputs[0].pickled),
+                    strategy=strategy)
+    return Step(label, "batches", pickled=not _keeps_columns(node, False), strategy=strategy)
+
+
+def _keeps_columns(node: Node, input_pickled: bool) -> bool:
+    """A Python function over columns that writes no field and keeps only fields its input
+    has: its output keeps its input's columns (projected), so it leaves as columns."""
+    if input_pickled:
+        return False
+    try:
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - no analysis result: pickled
+        return False
+    out = props.output_fields
+    carried = [output_fields(child) for child in node.inputs]
+    if props.writes or out is None or any(c is None for c in carried):
+        return False
+    return out <= frozenset().union(*carried)
+
+
+def _one_record_copy(node: Map) -> bool:
+    """A Map the scalar path takes: `{**r, ...}` changing fields, removing none, at most one
+    record per call (`spark_backend.scalar`)."""
+    props = properties_of(node)
+    return bool(props.writes) and props.changed == props.writes and props.emits[1] is not None \
+        and props.emits[1] <= 1
+
+
+def _forwards_records(node: Map) -> bool:
+    """Every record the function emits is its input record unchanged (pure, implicit copy,
+    nothing written): `if cond: yield r`, `yield r; yield r`."""
+    return not properties_of(node).writes
+
+
+def python_only_calls(model) -> tuple[Optional[str], list[str]]:
+    """(the call that keeps the operator in Python, with its line; None when there is none) and
+    the calls that run as Python inside the native plan (`spark_backend.python_calls`): a call
+    the model has but no native form gives exactly (e.g. str.lower: Python's and the JVM's
+    case tables differ). Inside an explosion or an aggregate's argument every such call
+    keeps the operator in Python."""
+    in_python = []
+    for line, term in case_terms(model):
+        for t, in_aggregate in _calls(term):
+            if isinstance(t, HelperCall):
+                if in_aggregate or isinstance(model, (ExplodeModel, GroupFilterModel, ReduceModel)):
+                    return f"calls your helper {t.name} where it cannot run as Python (line {line})", []
+                in_python.append(f"your helper {t.name} (line {line})")
+                continue
+            if t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
+                continue
+            if t.name in RESULTS and not in_aggregate and not isinstance(model, (ExplodeModel, GroupFilterModel)):
+                in_python.append(f"{t.name} (line {line})")
+            elif t.name not in NATIVE_CALLS:
+                return f"calls {t.name}, which has no exact native form (line {line})", []
+            else:
+                return f"calls {t}, a form of {t.name} with no exact native form (line {line})", []
+    return None, list(dict.fromkeys(in_python))
+
+
+def _calls(term, in_aggregate: bool = False):
+    """(call, whether it is inside an aggregate's argument) for every call in `term`."""
+    if isinstance(term, (Call, HelperCall)):
+        yield term, in_aggregate
+    for child in term.children():
+        yield from _calls(child, in_aggregate or isinstance(term, Agg))
