@@ -88,3 +88,40 @@ def test_a_filter_keeps_the_record_python_keeps(spark):
     rows = [{"i": 2**53 + 1, "f": 2.0**53}, {"i": 3, "f": 3.0}]
     flow = uf.source("t", rows=rows).filter(past_two_to_the_53)
     assert flow.collect(spark=spark) == flow.collect(engine="reference") == [rows[0]]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_a_bool_compares_with_numbers_as_the_int_0_or_1(spark, ansi):
+    """`True == 1`, `True == 1.0`, `False < 0.5`, `True > False`, `True == Decimal(1)`: Python
+    compares a bool as an int (Spark would refuse, or cast the number to a bool); NaN and
+    None as for any number, and None == None is True."""
+    from decimal import Decimal
+
+    bools, decimals = [True, False, None], [Decimal("1.00"), Decimal("0.00"), Decimal("0.50"), Decimal("-1.00"), None]
+    numbers = [(i, f) for i in INTS[:4] + [None] for f in FLOATS[:5] + [math.inf, math.nan, None]]
+    rows = [(k, b, c, i, f, decimals[k % len(decimals)]) for k, (b, c, (i, f)) in
+            enumerate(itertools.product(bools, bools, numbers))]
+    frame = spark.createDataFrame(rows, "k long, b boolean, c boolean, i long, f double, d decimal(10,2)")
+    pairs = [("b", other) for other in ("c", "i", "f", "d")] + [(other, "b") for other in ("i", "f", "d")]
+    terms = {f"{a}{op}{b}": Cmp(op, Field(a), Field(b)) for op in OPS for a, b in pairs}
+    terms |= {f"b{op}{c!r}": Cmp(op, Field("b"), Lit(c)) for op in OPS for c in (1, 0.5, True, Decimal("1"))}
+    records = sorted(frame.collect(), key=lambda r: r["k"])
+    expected, selected = {}, []
+    lowering = NativeLowering(frame.schema, "test")
+    for name, term in terms.items():
+        right = (lambda r: r[term.right.name]) if isinstance(term.right, Field) else (lambda r: term.right.value)
+        # an ordering raises on None: compared only on the rows where Python returns
+        fine = [r for r in records if term.op in ("==", "!=") or None not in (r[term.left.name], right(r))]
+        expected[name] = {r["k"]: OPS[term.op](r[term.left.name], right(r)) for r in fine}
+        nonnull = " AND ".join(f"{t.name} IS NOT NULL" for t in (term.left, term.right) if isinstance(t, Field))
+        value = lowering.lower(term).sql
+        selected.append(f"{value if term.op in ('==', '!=') else f'CASE WHEN {nonnull} THEN {value} END'} AS `{name}`")
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        got = frame.selectExpr("k", *selected).collect()
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
+    for name in terms:
+        differ = [(r["k"], r[name]) for r in got if r["k"] in expected[name] and r[name] != expected[name][r["k"]]]
+        assert not differ, (name, differ[:5])

@@ -36,6 +36,7 @@ from udflow.expr import (
     Truth,
     evaluate,
 )
+from udflow.bits import Bits, Invert
 from udflow.tables import InTable, Table, TableGet, TableItem
 
 pytestmark = pytest.mark.spark
@@ -67,6 +68,10 @@ literals = st.one_of(
     st.sampled_from([datetime.date(1995, 1, 1), datetime.date(1996, 12, 31)]),
 ).map(Lit)
 leaves = st.one_of(st.sampled_from(NAMES[1:]).map(Field), literals)
+# shift counts: the edges (63, 64, 70, negative) and the int and bool columns; never a computed
+# count, which might ask Python for a shift by 2**30 (a gigabyte; 2**53 fails at once)
+counts = st.one_of(st.sampled_from(["i", "j", "b"]).map(Field),
+                   st.sampled_from([0, 1, 3, 62, 63, 64, 70, -1, True, False, None]).map(Lit))
 
 
 def extend(children):
@@ -74,6 +79,9 @@ def extend(children):
     return st.one_of(
         st.builds(lambda op, ab: Arith(op, *ab), st.sampled_from(["+", "-", "*", "/", "//", "%"]), two),
         st.builds(Neg, children),
+        st.builds(lambda op, ab: Bits(op, *ab), st.sampled_from(["&", "|", "^"]), two),
+        st.builds(lambda op, x, n: Bits(op, x, n), st.sampled_from(["<<", ">>"]), children, counts),
+        st.builds(Invert, children),
         st.builds(lambda op, ab: Cmp(op, *ab), st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), two),
         st.builds(Truth, children),
         st.builds(Not, children),
@@ -110,6 +118,9 @@ table_terms = st.one_of(
 # well-typed terms over the nullable columns: most lower, many raise on some row
 numbers = st.one_of(st.sampled_from(["i", "j", "f", "d"]).map(Field),
                     st.sampled_from([0, 2, -3, 7, 0.5, Decimal("0.05")]).map(Lit))
+ints = st.one_of(st.sampled_from(["i", "j", "b"]).map(Field),
+                 st.sampled_from([0, -1, 3, 2**62, BIG, -BIG - 1, True, False]).map(Lit))
+bools = st.one_of(st.just(Field("b")), st.sampled_from([True, False]).map(Lit))
 texts = st.one_of(st.sampled_from(["s", "t"]).map(Field), st.sampled_from(["", "a", " "]).map(Lit))
 typed_terms = st.one_of(
     st.builds(lambda op, a, b: Arith(op, a, b), st.sampled_from(["+", "-", "*", "/", "//", "%"]), numbers, numbers),
@@ -126,6 +137,15 @@ typed_terms = st.one_of(
     st.builds(Contains, texts, texts),
     st.builds(Slice, texts, st.sampled_from([None, 1, -2]), st.sampled_from([None, 3, -1])),
     st.builds(Neg, numbers),
+    # bitwise operators on ints and bools; bools in arithmetic and comparisons, as 0 and 1
+    st.builds(lambda op, a, b: Bits(op, a, b), st.sampled_from(["&", "|", "^"]), ints, ints),
+    st.builds(lambda op, a, n: Bits(op, a, n), st.sampled_from(["<<", ">>"]), ints, counts),
+    st.builds(Invert, ints),
+    st.builds(lambda op, ab: Arith(op, *ab), st.sampled_from(["+", "-", "*", "/", "//", "%"]),
+              st.one_of(st.tuples(bools, numbers), st.tuples(numbers, bools), st.tuples(bools, bools))),
+    st.builds(lambda op, ab: Cmp(op, *ab), st.sampled_from(["<", "<=", ">", ">=", "==", "!="]),
+              st.one_of(st.tuples(bools, numbers), st.tuples(numbers, bools), st.tuples(bools, bools))),
+    st.builds(Neg, bools),
     st.builds(lambda name, a, b: Call(name, (a, b)), st.sampled_from(["min", "max"]), numbers, numbers),
 )
 

@@ -198,6 +198,8 @@ def _safe(site, families: set) -> bool:
     op, name = site.op, site.name
     if op == "arith":
         return any(families <= g for g in NUMERIC_GROUPS)
+    if op == "bits":  # & | ^ ~ and shifts by a constant count: ints and bools only
+        return families <= {"int"}
     if op == "order":
         return any(families <= g for g in ORDERED_GROUPS)
     if op == "attribute":
@@ -213,4 +215,4 @@ def _safe(site, families: set) -> bool:
         if name in ("int", "round"):  # int(nan), round(inf) raise
             return families <= {"int", "decimal"}
         return name == "len" and families == {"str"}
-    return False  # division by a value that may be 0, indexing, membership, a None return
+    return False  # division by a value that may be 0, a shift by one that may be negative, indexing, ...

@@ -159,7 +159,7 @@ class Expressions:
             deps = self.truth_deps(v)
             self.an.read(deps, e, "used in a computation", self)
             return val(Other(), deps=deps)
-        return self.operands([v], e, "arith")
+        return self.operands([v], e, "bits" if isinstance(e.op, ast.Invert) else "arith")
 
     def ev_BoolOp(self, e) -> Val:
         values = []

@@ -41,6 +41,8 @@ class RaiseSite:
     docs/analysis.md): `1 / r["x"]`, `r["d"] < START`, `int(r["s"])`, a Map's `return None`.
 
     - `op`: "arith" (+ - * ** and unary -), "divide" (/ // % by a value that may be 0),
+      "bits" (& | ^ ~, and shifts by a constant count: TypeError unless ints or bools),
+      "shift" (<< >> by a count that may be negative: ValueError),
       "order" (< <= > >=), "attribute" (`.year`), "method" (`.lower()`), "call" (`int(x)`),
       "index" (`s[0]`, `TABLE[k]`), "none" (a Map returning None, an error in both engines);
     - `fields`: the input fields whose values decide whether it raises;
@@ -68,6 +70,8 @@ _RAISE_WORDS = {
     "none": "returns None, an error for a Map",
     "arith": "arithmetic that raises on None or a mix of types",
     "divide": "a division by what may be 0",
+    "bits": "a bitwise operation that raises on None or a non-int",
+    "shift": "a shift by what may be negative",
     "order": "an ordering that raises on None or a mix of types",
     "contains": "an `in` that raises on None or a non-container",
     "attribute": ".{name}, which None and some types lack",

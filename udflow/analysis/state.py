@@ -117,7 +117,8 @@ class Analysis:
             return
         atoms = list(_field_atoms(values))  # a field's value, or values of a group's field
         raw = bool(atoms)
-        divisor_deps = op == "divide" and bool(frame.deps(values[-1]) - {ORDER, WHOLE})
+        # a divisor or a shift count computed from fields may be 0 or negative however it is computed
+        divisor_deps = op in ("divide", "shift") and bool(frame.deps(values[-1]) - {ORDER, WHOLE})
         if op != "none" and not raw and not divisor_deps:
             return
         deps = set()

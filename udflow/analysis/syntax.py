@@ -87,8 +87,20 @@ def is_generator(fnode) -> bool:
     return False
 
 
+BITWISE_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor)
+SHIFT_OPS = (ast.LShift, ast.RShift)
+
+
 def binop_error(op, left: Val, right: Val) -> str:
-    """The kind of error `left op right` may raise (`RaiseSite.op`)."""
+    """The kind of error `left op right` may raise (`RaiseSite.op`). A bitwise operator raises
+    on anything but ints and bools ("bits": `1.5 & 1` raises where `1.5 + 1` does not); a shift
+    also by a negative count ("shift", as a division by what may be 0), unless the count is a
+    constant that is not."""
+    if isinstance(op, BITWISE_OPS):
+        return "bits"
+    if isinstance(op, SHIFT_OPS):
+        c = right.const()
+        return "bits" if c is not None and isinstance(c.value, int) and 0 <= c.value < 2**16 else "shift"
     if isinstance(op, ast.Mod) and left.const() is not None and isinstance(left.const().value, str):
         return "format"
     if isinstance(op, (ast.Div, ast.FloorDiv, ast.Mod)):

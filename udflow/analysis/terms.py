@@ -23,7 +23,8 @@ from typing import Optional
 
 import builtins
 
-from udflow.analysis.values import FieldOf, Val
+from udflow.analysis.values import FieldOf, RecRef, Val
+from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
 from udflow.tables import InTable, Table, TableGet, TableItem
 from udflow.expr import (
@@ -56,6 +57,7 @@ from udflow.expr import (
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**"}
+BITOPS = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 DATE_PARTS = ("year", "month", "day")
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
@@ -159,11 +161,13 @@ def _name(frame, node, value: Val):
 
 
 def _binop(frame, node, value):
-    op = BINOPS.get(type(node.op))
     left, right = _child(frame, node.left), _child(frame, node.right)
-    if op is None or op not in ARITH or left is None or right is None:
+    if left is None or right is None or value.of(RecRef):  # `r | {...}` merges dicts: no term
         return None
-    return Arith(op, left, right)
+    if type(node.op) in BITOPS:
+        return Bits(BITOPS[type(node.op)], left, right)
+    op = BINOPS.get(type(node.op))
+    return Arith(op, left, right) if op in ARITH else None
 
 
 def _unary(frame, node, value):
@@ -172,6 +176,8 @@ def _unary(frame, node, value):
         return None
     if isinstance(node.op, ast.USub):
         return Neg(operand)
+    if isinstance(node.op, ast.Invert):
+        return Invert(operand)
     if isinstance(node.op, ast.Not):
         operand = truth_term(operand)
         return Not(operand) if operand is not None else None

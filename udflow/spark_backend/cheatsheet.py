@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from udflow import expr, helper_calls, tables
+from udflow import bits, expr, helper_calls, tables
 from udflow.spark_backend import native_calls, python_calls
 from udflow.spark_backend.native import NativeLowering
 
@@ -33,6 +33,8 @@ EXAMPLES = {
     "Lit": '3, 2.5, "EUR", Decimal("0.1"), date(1995, 1, 1), True, None',
     "Arith": 'r["price"] * (1 - r["discount"])',
     "Neg": '-r["delta"]',
+    "Bits": 'r["flags"] & 4, r["mask"] >> r["n"]',
+    "Invert": '~r["mask"]',
     "Cmp": 'r["qty"] >= 10, r["country"] == "FR"',
     "Truth": 'if r["comment"]: ...',
     "Not": 'not r["flag"]',
@@ -48,7 +50,7 @@ EXAMPLES = {
     "InTable": 'r["status"] in CLOSED',
     "HelperCall": '_parse_ts(r["ordered_at"])',
 }
-TERM_MODULES = (expr, tables, helper_calls)
+TERM_MODULES = (expr, bits, tables, helper_calls)
 FAMILIES = {"int": "int", "float": "float", "decimal": "Decimal"}
 
 
@@ -65,7 +67,10 @@ def markdown() -> str:
         cells = ["native" if (op, f) in native_calls.ARITH_MAKERS else "Python" for f in FAMILIES]
         lines.append(f"| `{op}` | " + " | ".join(cells) + " |")
     lines += ["", "`/` of two ints is a float, native where both are below 2**53 in magnitude;",
-              "`+` of two strs is native too. Any other operator or type runs as Python.", "",
+              "`+` of two strs is native too. A bool is the int 0 or 1 in arithmetic and comparisons",
+              "(`True + 1`, `r[\"flag\"] * 1.5`, `True == 1.0`, `False < 0.5`), as in Python. The bitwise",
+              "operators `& | ^ << >> ~` are native on ints and bools; an int result past 64 bits",
+              "(`1 << 70`) raises, as for `+`. Any other operator or type runs as Python.", "",
               "## Functions and methods", "", "| call | native |", "|---|---|"]
     for name in sorted(expr.FUNCTIONS):
         if name in native_calls.NATIVE_CALLS:

@@ -18,6 +18,13 @@ reason: the operator then stays in Python. The traps, and what is done:
     1 == "1" is False                      constant False for unrelated families (no cast)
     2**53 + 1 > 2.0**53 is True            int against float compared exactly (Spark: through a double)
     truthiness of str/int/float/None       explicit: length > 0, != 0, not null
+    a bool in arithmetic or a comparison   the int 0 or 1 (True + 1 == 2, True == 1.0, 1 / False
+                                           raises ZeroDivisionError); Spark would refuse or cast
+                                           the number to a bool. Python's words name 'bool'
+    & | ^ << >> ~ (`native_bits`)          ints and bools only; & | ^ of two bools a bool; x << n
+                                           past 64 bits raises as + does; a count Java would mask
+                                           to 6 bits never reaches Spark; a negative one raises
+                                           ValueError
     Decimal arithmetic (28 digits)         raise_error where a result needs more digits: with the
                                            result's scale s known, |x| >= 10**(28 - s)
     Decimal wider than Spark's 38 digits   NotNative where Spark would round it to a smaller scale
@@ -39,7 +46,6 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
-import operator
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
@@ -49,12 +55,13 @@ from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import native_calls, native_tables, nullness, python_words, sql
+from udflow.spark_backend import native_bits, native_calls, native_tables, nullness, python_words, sql
 from udflow.spark_backend.native_types import (
     INT_MAX,
     INT_MIN,
     NotNative,
     Typed,
+    as_numbers,
     decimal_of,
     equal_group,
     family_of,
@@ -287,36 +294,10 @@ class NativeLowering:
     # -- arithmetic -----------------------------------------------------------------------
 
     def _Arith(self, t) -> Typed:
-        left, right = self.lower(t.left), self.lower(t.right)
-        families = {left.family, right.family}
-        if not families <= {"int", "float", "decimal"}:
-            if t.op == "+" and families == {"str"}:
-                guards = self.none_guard("'+'", left, right, run=python_words.BINARY["+"])
-                return Typed(self.guarded(guards, sql.call("concat", left.sql, right.sql)), "str", False)
-            raise NotNative(f"{t.op} on {left.family} and {right.family}")
-        if families == {"float", "decimal"}:
-            raise NotNative("float and Decimal do not mix in Python")
-        guards = self.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY.get(t.op))
-        family = "decimal" if "decimal" in families else "float" if "float" in families else "int"
-        if t.op == "/":
-            family = "decimal" if family == "decimal" else "float"
-        if t.op in ("/", "//", "%") and not _nonzero_constant(t.right):
-            guards.append((f"({right.sql} = 0)", self.error(_by_zero(t.op, left, right), left, right)))
-        maker = native_calls.ARITH_MAKERS.get((t.op, family))
-        if maker is None:
-            raise NotNative(f"{t.op} on {family} values")
-        value, more, dec = maker(self, left, right)
-        return Typed(self.guarded(guards + more, value), family, False, decimal=dec)
+        return native_calls.arith(self, t)
 
     def _Neg(self, t) -> Typed:
-        x = self.lower(t.operand)
-        if x.family not in ("int", "float", "decimal"):
-            raise NotNative(f"- on {x.family}")
-        native_calls.exact_decimal_sign(x, "unary -")
-        guards = self.none_guard("unary -", x, run=operator.neg)
-        if x.family == "int":
-            guards.append((f"({x.sql} = {literal(INT_MIN)})", self.error("int overflow past 64 bits", x)))
-        return Typed(self.guarded(guards, f"(- {x.sql})"), x.family, False, decimal=x.decimal)
+        return native_calls.neg(self, t)
 
     # -- comparisons and truth ------------------------------------------------------------
 
@@ -324,10 +305,11 @@ class NativeLowering:
         left, right = self.lower(t.left), self.lower(t.right)
         if t.op in ("==", "!="):
             return self._equality(t.op, left, right)
+        guards = self.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY[t.op])
+        left, right = as_numbers(left, right)  # True < 2, False < True: as the ints 0 and 1
         group = ordered_group(left.family, right.family)
         if group is None:
             raise NotNative(f"{t.op} between {left.family} and {right.family}")
-        guards = self.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY[t.op])
         order = native_calls.int_float_order(left, right)
         value = f"({left.sql} {t.op} {right.sql})" if order is None else f"({order} {t.op} 0)"
         if group == "float":  # Python: every ordering with NaN is False; Spark: NaN is largest
@@ -335,6 +317,8 @@ class NativeLowering:
         return Typed(self.guarded(guards, value), "bool", False)
 
     def _equality(self, op: str, left: Typed, right: Typed) -> Typed:
+        if left.family != right.family:
+            left, right = as_numbers(left, right)  # True == 1, False == 0.0, True == Decimal(1)
         if "none" in (left.family, right.family):
             other = right if left.family == "none" else left
             value = f"({other.sql} IS NULL)" if other.family != "none" else "TRUE"
@@ -442,6 +426,12 @@ class NativeLowering:
             raise NotNative(f"a call of your helper {t.name} (Python) here")
         return self.python_calls.lower_helper(self, t)  # its arguments computed by Python too
 
+    def _Bits(self, t) -> Typed:
+        return native_bits.bits(self, t)
+
+    def _Invert(self, t) -> Typed:
+        return native_bits.invert(self, t)
+
     def _TableGet(self, t) -> Typed:
         return native_tables.table_get(self, t)
 
@@ -469,22 +459,6 @@ class NativeLowering:
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
         self.python_calls.rewind(mark)  # the call computes its arguments itself: they need no column
         return self.python_calls.lower(self, t, args)
-
-
-def _by_zero(op: str, left: Typed, right: Typed):
-    """Python's words for `left op 0` (`python_words`); a Decimal 0 / 0 is another error
-    (InvalidOperation) than x / 0 (DivisionByZero), chosen where the guard fires."""
-    run, zero = python_words.BINARY[op], (python_words.ZERO, right.family)
-    text = python_words.words(run, left.family, zero) or f"ZeroDivisionError: {op} by zero"
-    undefined = python_words.words(run, (python_words.ZERO, left.family), zero)
-    if undefined is None or undefined == text:
-        return text
-    return [(f"({left.sql} = 0)", undefined), (None, text)]
-
-
-def _nonzero_constant(term: Expr) -> bool:
-    return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) \
-        and not isinstance(term.value, bool) and term.value != 0
 
 
 def _widened(column: str, data_type) -> str:

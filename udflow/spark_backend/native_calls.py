@@ -8,8 +8,11 @@ Spark part ways and what is done about it.
 
 from __future__ import annotations
 
+import decimal
 import math
+import operator
 
+from udflow.expr import Lit
 from udflow.spark_backend import python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -19,6 +22,7 @@ from udflow.spark_backend.native_types import (
     INT_MIN,
     NotNative,
     Typed,
+    as_number,
 )
 from udflow.spark_backend.sql import call, cast, literal
 
@@ -164,6 +168,65 @@ ARITH_MAKERS = {
     ("-", "decimal"): _decimal_op("-", sql.added),
     ("*", "decimal"): _decimal_op("*", sql.multiplied),
 }
+
+
+def arith(low, t) -> Typed:
+    """`left op right` (`expr.Arith`): guards for None and a zero divisor, in Python's order and
+    words, then the maker of the result's family. A bool is the int 0 or 1 (`True + 1` is 2,
+    `True + True` an int, `True / True` a float, `x / False` divides by zero)."""
+    left, right = low.lower(t.left), low.lower(t.right)
+    families = {left.family, right.family}
+    if not families <= {"int", "float", "decimal", "bool"}:
+        if t.op == "+" and families == {"str"}:
+            guards = low.none_guard("'+'", left, right, run=python_words.BINARY["+"])
+            return Typed(low.guarded(guards, call("concat", left.sql, right.sql)), "str", False)
+        raise NotNative(f"{t.op} on {left.family} and {right.family}")
+    if families == {"float", "decimal"}:
+        raise NotNative("float and Decimal do not mix in Python")
+    # Python's words name the operands' own types ('bool'), before they are read as ints
+    guards = low.none_guard(f"'{t.op}'", left, right, run=python_words.BINARY.get(t.op))
+    left, right = as_number(left), as_number(right)
+    families = {left.family, right.family}
+    family = "decimal" if "decimal" in families else "float" if "float" in families else "int"
+    if t.op == "/":
+        family = "decimal" if family == "decimal" else "float"
+    if t.op in ("/", "//", "%") and not _nonzero_constant(t.right):
+        # a bool's words are an int's: ZeroDivisionError never names the zero's type
+        guards.append((f"({right.sql} = 0)", low.error(_by_zero(t.op, left, right), left, right)))
+    maker = ARITH_MAKERS.get((t.op, family))
+    if maker is None:
+        raise NotNative(f"{t.op} on {family} values")
+    value, more, dec = maker(low, left, right)
+    return Typed(low.guarded(guards + more, value), family, False, decimal=dec)
+
+
+def neg(low, t) -> Typed:
+    """`-x` (`expr.Neg`): None raises; -(-2**63) leaves the longs; -True is -1."""
+    x = low.lower(t.operand)
+    if x.family not in ("int", "float", "decimal", "bool"):
+        raise NotNative(f"- on {x.family}")
+    exact_decimal_sign(x, "unary -")
+    guards = low.none_guard("unary -", x, run=operator.neg)
+    x = as_number(x)
+    if x.family == "int":
+        guards.append((f"({x.sql} = {literal(INT_MIN)})", low.error("int overflow past 64 bits", x)))
+    return Typed(low.guarded(guards, f"(- {x.sql})"), x.family, False, decimal=x.decimal)
+
+
+def _by_zero(op: str, left: Typed, right: Typed):
+    """Python's words for `left op 0` (`python_words`); a Decimal 0 / 0 is another error
+    (InvalidOperation) than x / 0 (DivisionByZero), chosen where the guard fires."""
+    run, zero = python_words.BINARY[op], (python_words.ZERO, right.family)
+    text = python_words.words(run, left.family, zero) or f"ZeroDivisionError: {op} by zero"
+    undefined = python_words.words(run, (python_words.ZERO, left.family), zero)
+    if undefined is None or undefined == text:
+        return text
+    return [(f"({left.sql} = 0)", undefined), (None, text)]
+
+
+def _nonzero_constant(term) -> bool:
+    """A constant divisor other than 0 (True included: it is 1): no zero guard."""
+    return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) and term.value != 0
 
 
 # -- calls ------------------------------------------------------------------------------------

@@ -91,6 +91,8 @@ def _repr(x: Typed) -> str:
     """SQL of Python's repr(x) for the key of a KeyError: exact for None, ints, and strs of
     printable ASCII without quotes or backslashes (Python escapes the others; those show
     between double quotes as they are)."""
+    if x.family == "bool":  # Spark's cast writes true/false
+        return sql.case([(f"({x.sql} IS NULL)", "'None'"), (x.sql, "'True'")], "'False'")
     if x.family == "int":
         text = sql.cast(x.sql, "STRING")
     elif x.family == "str":

@@ -20,7 +20,7 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.spark_backend.sql import wider
+from udflow.spark_backend.sql import literal, wider
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 EXACT_DOUBLE = 2**53
@@ -95,10 +95,27 @@ def ordered_group(a: str, b: str) -> Optional[str]:
     return None
 
 
+def as_number(x: Typed) -> Typed:
+    """A bool as Python's arithmetic, comparisons and bitwise operators see it: the int 0 or 1
+    (`True + 1` is 2, `True == 1.0`, `1 / False` divides by zero). Other families unchanged."""
+    if x.family != "bool":
+        return x
+    if x.sql in ("TRUE", "FALSE"):  # a constant stays one: the int guards skip what it cannot reach
+        return Typed(literal(int(x.sql == "TRUE")), "int", False, x.leaf)
+    return Typed(f"CAST({x.sql} AS BIGINT)", "int", x.nullable, x.leaf)
+
+
+def as_numbers(a: Typed, b: Typed) -> tuple[Typed, Typed]:
+    """Both operands as numbers where a bool meets a number (or a bool): `True == 1`, `True < 2`."""
+    numeric = {"int", "float", "decimal", "bool"}
+    if "bool" in (a.family, b.family) and {a.family, b.family} <= numeric:
+        return as_number(a), as_number(b)
+    return a, b
+
+
 def equal_group(a: str, b: str) -> Optional[str]:
-    """How two families compare with ==: "number" or their family; None: never equal."""
-    if "bool" in (a, b) and a != b:
-        raise NotNative("== between a bool and a number")
+    """How two families compare with ==: "number" or their family; None: never equal. A bool
+    against a number is compared as an int (`as_numbers`) before it gets here."""
     if {a, b} == {"float", "decimal"}:  # 1.5 == Decimal("1.50"): Python compares exactly, Spark through a double
         raise NotNative("== between a float and a Decimal")
     if {a, b} <= {"int", "float", "decimal"}:

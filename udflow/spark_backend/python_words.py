@@ -25,7 +25,7 @@ from typing import Callable, Optional
 # a family's representative value, and its zero (the divisor of a division by zero)
 SAMPLES = {"int": 1, "float": 1.0, "decimal": decimal.Decimal(1), "str": "a", "bool": True,
            "date": datetime.date(2000, 1, 1)}
-ZEROS = {"int": 0, "float": 0.0, "decimal": decimal.Decimal(0)}
+ZEROS = {"int": 0, "float": 0.0, "decimal": decimal.Decimal(0), "bool": False}
 ZERO = "zero"  # an operand that is its family's zero: words(op, "decimal", (ZERO, "decimal"))
 
 BINARY: dict[str, Callable] = {
@@ -52,6 +52,12 @@ def words(run: Callable, *operands) -> Optional[str]:
         values = [value(o) for o in operands]
     except KeyError:
         return None
+    return raised_by(run, *values)
+
+
+def raised_by(run: Callable, *values) -> Optional[str]:
+    """`Type: message` of the error `run(*values)` raises on these very values (`1 << -1`:
+    "ValueError: negative shift count"); None when it raises nothing."""
     with decimal.localcontext(decimal.Context()):  # Python's default context, as a function sees it
         try:
             run(*values)
