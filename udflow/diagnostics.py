@@ -103,17 +103,29 @@ def check_foreign_keys(root: Node) -> None:
 
 
 def check_rows_types(name: str, fields: Iterable[str], rows: list[dict]) -> None:
-    """An in-memory source's field holds values one column can store (as on Spark, where a
-    column has one type: ints and floats mixed become doubles); otherwise the engines differ."""
+    """An in-memory source's field holds values one column can store, as on Spark, where a
+    column has one type; otherwise the engines would differ (docs/backend.md, "One field, one
+    meaning"): refused when the source is built, for both engines."""
     for f in fields:
         families = keytypes.of_values(r.get(f) for r in rows)
         try:
             keytypes.column_family(families)
         except ValueError:
-            raise FlowConstructionError(
-                f"source {name!r}: field {f!r} holds values of different types "
-                f"({', '.join(sorted(families))}); a column has one type on Spark, so convert them to one"
-            ) from None
+            raise FlowConstructionError(f"source {name!r}: field {f!r} {_mixed(f, families, rows)}") from None
+
+
+def _mixed(field: str, families: frozenset, rows: list[dict]) -> str:
+    """What is wrong with a field of values of several `families`, and what to do."""
+    if families == {"int", "float"}:
+        an_int = next(r[field] for r in rows if keytypes.of_value(r.get(field)) == "int")
+        a_float = next(r[field] for r in rows if isinstance(r.get(field), float))
+        return (f"holds ints and floats ({an_int!r} and {a_float!r}); a column has one type on Spark, and a "
+                "double column would give the ints back as floats: make them all floats (float(x)) or all ints")
+    if families == {"timestamp", "timestamp_ntz"}:
+        return ("holds naive and aware datetimes; Python cannot compare them and a column has one type on "
+                "Spark, so make them all naive or all aware")
+    return (f"holds values of different types ({', '.join(sorted(families))}); a column has one type on "
+            "Spark, so convert them to one")
 
 
 # ---------------------------------------------------------------------------

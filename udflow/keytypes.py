@@ -11,7 +11,8 @@ one *family*, or are integers and decimals:
     str         str                        string
     bool        bool                       boolean
     date        datetime.date              date
-    timestamp   datetime.datetime          timestamp
+    timestamp   datetime.datetime, aware   timestamp
+    timestamp_ntz  datetime.datetime, naive  timestamp_ntz
     bytes       bytes, bytearray           binary
 
 Every other pair is refused (`FlowConstructionError` when the flow is built and both types
@@ -28,7 +29,7 @@ import datetime
 import decimal
 from typing import Any, Iterable, Optional
 
-FAMILIES = ("int", "float", "decimal", "str", "bool", "date", "timestamp", "bytes")
+FAMILIES = ("int", "float", "decimal", "str", "bool", "date", "timestamp", "timestamp_ntz", "bytes")
 _COMPATIBLE = {frozenset({"int", "decimal"})}
 
 
@@ -44,8 +45,8 @@ def of_value(value: Any) -> Optional[str]:
         return "decimal"
     if isinstance(value, str):
         return "str"
-    if isinstance(value, datetime.datetime):
-        return "timestamp"
+    if isinstance(value, datetime.datetime):  # a naive one never equals an aware one in Python
+        return "timestamp" if value.tzinfo is not None else "timestamp_ntz"
     if isinstance(value, datetime.date):
         return "date"
     if isinstance(value, (bytes, bytearray)):
@@ -60,7 +61,8 @@ def of_arrow(dtype: Any) -> Optional[str]:
     checks = (
         (t.is_boolean, "bool"), (t.is_integer, "int"), (t.is_floating, "float"), (t.is_decimal, "decimal"),
         (lambda d: t.is_string(d) or t.is_large_string(d), "str"), (t.is_date, "date"),
-        (t.is_timestamp, "timestamp"), (lambda d: t.is_binary(d) or t.is_large_binary(d), "bytes"),
+        (lambda d: t.is_timestamp(d) and d.tz is not None, "timestamp"),
+        (lambda d: t.is_timestamp(d) and d.tz is None, "timestamp_ntz"), (lambda d: t.is_binary(d) or t.is_large_binary(d), "bytes"),
     )
     return next((family for check, family in checks if check(dtype)), None)
 
@@ -75,14 +77,12 @@ def of_values(values: Iterable[Any]) -> frozenset[str]:
 
 
 def column_family(families: frozenset[str]) -> Optional[str]:
-    """The one family a column of values of `families` is stored as, as Spark types a column
-    (ints and floats mixed are doubles); None when there is no value; raises ValueError when
-    the values cannot share one column."""
+    """The one family a column of values of `families` is stored as; None when there is no
+    value; raises ValueError when the values cannot share one column (ints and floats
+    included: a double column would give the ints back as floats, docs/backend.md)."""
     if not families:
         return None
-    if families == {"int", "float"}:
-        return "float"
-    if len(families) > 1:
+    if len(families) > 1:  # ints and floats too: a double column would give the ints back as floats
         raise ValueError(", ".join(sorted(families)))
     (only,) = families
     return only

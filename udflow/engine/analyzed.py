@@ -38,9 +38,11 @@ def on_spark(spark: Any = None, native: bool = True) -> Callable[[Node, dict], d
     """A runner: the plan on Spark, operator by operator (`spark_backend.analyze`)."""
 
     def run(node: Node, hints: dict) -> dict[str, Actual]:
+        from udflow.engine.steps import physical_plan
         from udflow.spark_backend.analyze import analyze
 
-        return {label: Actual(m.rows, m.seconds) for label, m in analyze(node, spark, hints, native).items()}
+        measured = analyze(node, physical_plan(node, hints, native), spark)
+        return {label: Actual(m.rows, m.seconds) for label, m in measured.items()}
 
     return run
 

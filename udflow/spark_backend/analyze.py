@@ -1,6 +1,6 @@
 """EXPLAIN ANALYZE on Spark: every operator's output rows and the time of its own step.
 
-    measured = analyze(node, spark, hints)     label -> Measured(rows, seconds)
+    measured = analyze(node, physical, spark)     label -> Measured(rows, seconds)
 
 The plan is lowered once (`Lowering`, which memoizes each node's DataFrame) and
 its operators are counted bottom-up. Each counted DataFrame is persisted first,
@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
+from udflow.physical import PhysicalPlan
 from udflow.plan import Node
 from udflow.spark_backend import session_for
 from udflow.spark_backend.lower import Lowering
@@ -33,9 +34,10 @@ class Measured:
     seconds: float
 
 
-def analyze(node: Node, spark: Any = None, hints: Optional[dict] = None, native: bool = True) -> dict[str, Measured]:
-    """Run `node` on Spark operator by operator; per label, its rows and its step's time."""
-    lowering = Lowering(session_for(node, spark), hints, native=native)
+def analyze(node: Node, physical: PhysicalPlan, spark: Any = None) -> dict[str, Measured]:
+    """Run `node` on Spark operator by operator, as its physical plan says; per label, its
+    rows and its step's time."""
+    lowering = Lowering(session_for(node, spark), physical)
     measured: dict[str, Measured] = {}
     try:
         for op in _bottom_up(node):

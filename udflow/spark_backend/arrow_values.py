@@ -57,8 +57,7 @@ _PLAIN = (
     (pa.types.is_string, frozenset({str})),
     (pa.types.is_binary, frozenset({bytes})),
     (pa.types.is_date, frozenset({datetime.date})),
-    (pa.types.is_timestamp, frozenset({datetime.datetime})),
-)
+)  # a timestamp is checked value by value: naive in a column without a zone, aware in one with
 
 
 def holds_exactly(value, arrow_type: pa.DataType) -> bool:
@@ -90,8 +89,8 @@ def _of_column_type(v, arrow_type: pa.DataType) -> bool:
         return isinstance(v, (bytes, bytearray))
     if pa.types.is_date(arrow_type):
         return isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
-    if pa.types.is_timestamp(arrow_type):
-        return isinstance(v, datetime.datetime)
+    if pa.types.is_timestamp(arrow_type):  # pyarrow would shift a naive value into a zone, or drop one
+        return isinstance(v, datetime.datetime) and (v.tzinfo is None) == (arrow_type.tz is None)
     return True
 
 

@@ -34,6 +34,7 @@ from pyspark.sql.types import (
     StringType,
     StructField,
     StructType,
+    TimestampNTZType,
     TimestampType,
     _parse_datatype_string,
 )
@@ -83,12 +84,18 @@ def type_of(value: Any) -> Optional[DataType]:
     if isinstance(value, decimal.Decimal):
         return NEW_DECIMAL
     if isinstance(value, datetime.datetime):
-        return TimestampType()
+        return TimestampNTZType() if value.tzinfo is None else TimestampType()
     if isinstance(value, datetime.date):
         return DateType()
     if isinstance(value, (bytes, bytearray)):
         return BinaryType()
     return None
+
+
+def holds_instant(value: datetime.datetime) -> bool:
+    """Whether an aware datetime comes back from a timestamp column as it went in: Spark keeps
+    the instant and gives it back in the session's time zone, UTC in udflow's own session."""
+    return value.utcoffset() == datetime.timedelta(0)
 
 
 def decimal_type_of(values: Iterable[decimal.Decimal]) -> DecimalType:
@@ -126,8 +133,10 @@ def fits(value: Any, dtype: DataType) -> bool:
             return False
         _, ds, exp = value.as_tuple()
         return -exp <= dtype.scale and len(ds) + exp <= dtype.precision - dtype.scale
+    if isinstance(dtype, TimestampNTZType):
+        return isinstance(value, datetime.datetime) and value.tzinfo is None
     if isinstance(dtype, TimestampType):
-        return isinstance(value, datetime.datetime)
+        return isinstance(value, datetime.datetime) and value.tzinfo is not None and holds_instant(value)
     if isinstance(dtype, DateType):
         return isinstance(value, datetime.date) and not isinstance(value, datetime.datetime)
     expected = {BooleanType: bool, StringType: str, BinaryType: (bytes, bytearray)}
@@ -147,10 +156,27 @@ def unify(label: str, field: str, values: list[Any], decimals: Callable = lambda
                 f"{label}: field {field!r} holds a {type(v).__name__} ({v!r:.80}); the Spark backend "
                 "stores bool, int, float, str, Decimal, date, datetime and bytes"
             )
+        if isinstance(t, TimestampType) and not holds_instant(v):
+            raise UdflowError(
+                f"{label}: field {field!r} holds an aware datetime at UTC{v:%z} ({v!r:.80}); a Spark "
+                "timestamp keeps the instant and gives it back in UTC, so convert it with "
+                ".astimezone(datetime.timezone.utc), or keep it naive"
+            )
         kinds[t.simpleString()] = t
     names = set(kinds)
+    if names == {"timestamp", "timestamp_ntz"}:
+        raise UdflowError(
+            f"{label}: field {field!r} holds naive and aware datetimes; Python cannot compare them and "
+            "a Spark column has one type, so make them all naive or all aware"
+        )
     if names == {"bigint", "double"}:
-        return DoubleType()
+        an_int = next(v for v in values if type_of(v) == LongType())
+        a_float = next(v for v in values if isinstance(v, float))
+        raise UdflowError(
+            f"{label}: field {field!r} holds ints and floats ({an_int!r} and {a_float!r}); a Spark column "
+            "has one type, and a double column would give the ints back as floats: make them all floats "
+            "(float(x)) or all ints"
+        )
     if len(names) > 1:
         raise UdflowError(
             f"{label}: field {field!r} holds values of different types ({', '.join(sorted(names))}); "
@@ -227,7 +253,7 @@ def key_family(dtype: DataType) -> Optional[str]:
     for types, family in (
         ((BooleanType,), "bool"), (tuple(_INT_RANGE), "int"), ((DoubleType, FloatType), "float"),
         ((DecimalType,), "decimal"), ((StringType,), "str"), ((DateType,), "date"),
-        ((TimestampType,), "timestamp"), ((BinaryType,), "bytes"),
+        ((TimestampType,), "timestamp"), ((TimestampNTZType,), "timestamp_ntz"), ((BinaryType,), "bytes"),
     ):
         if isinstance(dtype, types):
             return family
