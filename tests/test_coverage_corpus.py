@@ -1,0 +1,146 @@
+"""The coverage corpus of issue 29 (`bench/coverage_corpus`, `bench/coverage.py`): its size,
+that every function runs on the reference interpreter over clean rows, and that a few
+representative functions run the way docs/native.md and docs/native-cheatsheet.md say.
+No Spark: the classification reads the physical plan only."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import pytest
+
+from bench import coverage
+from bench import coverage_corpus
+
+FUNCTIONS = coverage_corpus.functions()
+BY_NAME = {f"{m}.{fn.__name__}": (fn, kind, fields) for m, fn, kind, fields in FUNCTIONS}
+FAMILIES = ("int", "float", "str", "date", "datetime", "bool", "decimal")
+# What a function of the corpus may raise on edge values without None (bad digits, log(0), 1e308 * 100
+# past an int, a code missing from a table, a list where a dict was expected): not coding mistakes.
+EXPECTED_ON_EDGES = (ValueError, ZeroDivisionError, OverflowError, KeyError, IndexError, TypeError,
+                     AttributeError, ArithmeticError)
+
+
+def test_the_corpus_holds_at_least_300_functions_in_several_modules():
+    assert len(FUNCTIONS) >= 300
+    assert len(coverage_corpus.MODULES) >= 8
+    assert len(BY_NAME) == len(FUNCTIONS), "function names are unique across modules"
+    kinds = {kind for _, _, kind, _ in FUNCTIONS}
+    assert kinds == {"map", "filter"}
+    assert sum(kind == "filter" for _, _, kind, _ in FUNCTIONS) >= 60
+
+
+def test_every_entry_is_a_function_of_its_module_with_known_families():
+    for module, fn, kind, fields in FUNCTIONS:
+        assert inspect.isfunction(fn) and fn.__module__.endswith(f".{module}"), fn
+        assert kind in ("map", "filter")
+        assert fields, fn
+        for field, family in fields.items():
+            assert family.partition(":")[0] in FAMILIES, (fn, field, family)
+
+
+def test_rows_are_seeded_and_keep_one_type_per_field():
+    name = "mixed.enrich_order"
+    fields = BY_NAME[name][2]
+    sets = coverage.rows_for(name, fields)
+    assert sets == coverage.rows_for(name, fields)
+    assert {k: len(v) for k, v in sets.items()} == {"edge": 40, "clean": 40, "plain": 40}
+    assert any(v is None for r in sets["edge"] for v in r.values())
+    assert not any(v is None for r in sets["clean"] for v in r.values())
+    for f in fields:
+        for rows in sets.values():
+            assert len({type(r[f]) for r in rows if r[f] is not None}) == 1, f
+
+
+def test_every_function_runs_on_the_reference_interpreter_over_clean_rows():
+    warnings.filterwarnings("ignore", category=RuntimeWarning)  # numpy on NaN, as Python computes it
+    for name, (fn, kind, fields) in BY_NAME.items():
+        sets = coverage.rows_for(name, fields)
+        # plain values: no error at all
+        out = coverage.build(fn, kind, sets["plain"]).collect(engine="reference")
+        assert kind == "filter" or len(out) >= 1, name
+        # edge values without None: only the errors such values cause, never a coding mistake
+        for row in sets["clean"]:
+            try:
+                result = fn(dict(row))
+                if inspect.isgenerator(result):
+                    list(result)
+            except KeyError as exc:
+                assert exc.args and exc.args[0] in row.values(), (name, row, exc)  # a value looked up, not a field
+            except EXPECTED_ON_EDGES:
+                pass
+
+
+REPRESENTATIVE = {
+    # arithmetic over floats and ints, comparisons, conditional expressions: fully native
+    "arithmetic.line_total": "fully native",
+    "arithmetic.net_price": "fully native",
+    "arithmetic.ctr": "fully native",
+    "arithmetic.duration_hms": "fully native",
+    "arithmetic.decimal_line_total": "fully native",
+    "conditionals.size_class": "fully native",
+    "conditionals.discount_or_zero": "fully native",
+    "conditionals.valid_order": "fully native",
+    "dates.order_year": "fully native",
+    # constant tables, bitwise flags, f-strings of plain fields, str() of an int
+    "lookups.region": "fully native",
+    "lookups.in_eu": "fully native",
+    "lookups.flag_bit": "fully native",
+    "strings.city_country": "fully native",
+    "strings.str_id": "fully native",
+    "strings.is_https": "fully native",
+    # calls with no exact native form (the JVM's case tables are not Python's) and your own helpers
+    # run as Python inside the native plan
+    "strings.clean_email": "partly native",
+    "strings.name_upper": "partly native",
+    "helpers.net_amount": "partly native",
+    "helpers.parsed_date": "partly native",
+    # no model: Python, with the construct named
+    "cleaning.zip_regex_inline": "python",
+    "cleaning.only_digits_loop": "python",
+    "cleaning.amount_float_or_none": "python",
+    "strings.price_label": "python",
+    "math_numpy.np_sqrt": "python",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPRESENTATIVE))
+def test_representative_functions_run_as_the_docs_say(name):
+    fn, kind, fields = BY_NAME[name]
+    cls, detail = coverage.classify(coverage.build(fn, kind, coverage.rows_for(name, fields)["edge"]))
+    assert cls == REPRESENTATIVE[name], (name, detail)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("strings.clean_email", "str.lower"),
+    ("strings.name_upper", "str.upper"),
+    ("helpers.net_amount", "your helper _net"),
+    ("cleaning.zip_regex_inline", "re.fullmatch"),
+    ("cleaning.only_digits_loop", "a loop"),
+    ("cleaning.amount_float_or_none", "a try statement"),
+    ("strings.price_label", "format spec"),
+])
+def test_the_detail_names_the_construct(name, words):
+    fn, kind, fields = BY_NAME[name]
+    _, detail = coverage.classify(coverage.build(fn, kind, coverage.rows_for(name, fields)["edge"]))
+    assert words in detail
+
+
+def test_the_table_counts_every_function_once():
+    results = coverage.classify_all()
+    assert len(results) == len(FUNCTIONS)
+    assert not [r for r in results if r["class"] == "error"]
+    per = coverage.counts(results)
+    assert sum(per["total"].values()) == len(FUNCTIONS)
+    text = coverage.markdown(results, None, "", None, 0.0)
+    assert "| total |" in text and "Why functions stay in Python" in text
+
+
+def test_records_compare_values_and_types():
+    same = [{"a": 1, "b": float("nan"), "c": None}]
+    assert coverage.bag_diff(same, [{"c": None, "b": float("nan"), "a": 1}]) is None
+    assert coverage.bag_diff([{"a": 1}], [{"a": 1.0}]) is not None
+    assert coverage.bag_diff([{"a": 1}], [{"a": True}]) is not None
+    assert coverage.bag_diff([{"a": 0.0}], [{"a": -0.0}]) is not None
+    assert coverage.bag_diff([{"a": 1}, {"a": 1}], [{"a": 1}]) is not None
