@@ -1,7 +1,7 @@
 """The long run of the native differential (issue 12, item 5): random batches of IR terms,
 each run in Python and natively on Spark, from a seed of your choosing.
 
-    python -m bench.native_fuzz --batches 50 [--seed 0] [--out bench/results/native_fuzz.json]
+    python -m bench.native_fuzz --batches 50 [--seed 0] [--out bench/results/native_fuzz.json] [--bits]
 
 The suite's `tests/test_native_differential.py` checks two derandomized batches of 120
 terms (the same ones until its source changes); this draws new ones from `--seed`, with
@@ -10,6 +10,8 @@ row what Python returns, or raises where Python raises, or fires a documented gu
 progress and the counts; exits 1 at the first difference, whose assertion names the term
 and the row (the batch is not shrunk: each step would be Spark jobs). Not timed: a
 correctness run kept out of the suite for its length (10-25 s a batch on 2 cores).
+`--bits` draws only the nests of bitwise operators, arithmetic and comparisons over ints
+and bools (`bit_terms`: bools as 0 and 1, shifts past 64 bits).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batches", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="")
+    ap.add_argument("--bits", action="store_true", help="only bitwise/bool terms (issue 29, item 3)")
     args = ap.parse_args(argv)
 
     from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -37,10 +40,13 @@ def main(argv=None) -> int:
     check = differential.test_native_terms_agree_with_python.hypothesis.inner_test
     started, done = time.perf_counter(), [0]
 
+    drawn = differential.bit_terms if args.bits else st.one_of(
+        differential.terms, differential.typed_terms, differential.table_terms, differential.bit_terms)
+
     @seed(args.seed)
     @settings(max_examples=args.batches, deadline=None, database=None, suppress_health_check=list(HealthCheck),
               phases=(Phase.generate,))  # a batch of 120 Spark terms shrinks for hours: report it whole
-    @given(batch=st.lists(st.one_of(differential.terms, differential.typed_terms, differential.table_terms), min_size=120, max_size=120))
+    @given(batch=st.lists(drawn, min_size=120, max_size=120))
     def one_batch(batch):
         check(table, batch)
         done[0] += 1

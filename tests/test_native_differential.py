@@ -150,6 +150,25 @@ typed_terms = st.one_of(
 )
 
 
+
+def extend_bits(children):
+    """Nests of bitwise operators, arithmetic and comparisons over ints and bools (issue 29,
+    item 3): where a bool turns into an int, and an int past 64 bits into an error."""
+    two = st.tuples(children, children)
+    return st.one_of(
+        st.builds(lambda op, ab: Bits(op, *ab), st.sampled_from(["&", "|", "^"]), two),
+        st.builds(lambda op, x, n: Bits(op, x, n), st.sampled_from(["<<", ">>"]), children, counts),
+        st.builds(Invert, children),
+        st.builds(lambda op, ab: Arith(op, *ab), st.sampled_from(["+", "-", "*", "/", "//", "%"]), two),
+        st.builds(lambda op, ab: Cmp(op, *ab), st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), two),
+        st.builds(Neg, children),
+        st.builds(IfElse, children, children, children),
+    )
+
+
+bit_terms = st.recursive(st.one_of(ints, bools, numbers, counts), extend_bits, max_leaves=5)
+
+
 @pytest.fixture(scope="module")
 def table(spark):
     return spark.createDataFrame(ROWS, SCHEMA)
@@ -199,7 +218,7 @@ def native_error(table, column, row_id) -> str:
 
 @settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
           phases=(Phase.explicit, Phase.generate))  # a batch shrinks too slowly to be worth it
-@given(batch=st.lists(st.one_of(terms, typed_terms, table_terms), min_size=120, max_size=120))
+@given(batch=st.lists(st.one_of(terms, typed_terms, table_terms, bit_terms), min_size=120, max_size=120))
 def test_native_terms_agree_with_python(table, batch):
     from pyspark.sql import functions as F
 
