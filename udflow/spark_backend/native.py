@@ -32,6 +32,8 @@ reason: the operator then stays in Python. The traps, and what is done:
     str.strip (Unicode whitespace)         regexp over Python's own whitespace characters
     str.lower/upper (case tables differ)   the call alone in Python (`python_calls`), else NotNative
     round (Spark: on the decimal text)     the same
+    math.sqrt/fabs/floor/ceil              native (IEEE exact in both; `native_math`); exp, log, sin, ...
+                                           (last bits differ between libraries) as `round`
 
 Every guard tests the operands before the operation runs, inside one CASE, so
 the order of Python's errors (TypeError before ZeroDivisionError) is kept and

@@ -13,7 +13,7 @@ import math
 import operator
 
 from udflow.expr import Lit
-from udflow.spark_backend import python_words, sql
+from udflow.spark_backend import native_math, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -335,7 +335,8 @@ def _call_str(low, args):
     or a Decimal (its exponent) is not native."""
     (x,) = args
     texts = {"str": x.sql, "int": cast(x.sql, "STRING"),
-             "bool": f"CASE WHEN {x.sql} THEN 'True' ELSE 'False' END", "none": "'None'"}
+             # no ELSE: a None bool stays null, for the coalesce below to write 'None'
+             "bool": f"CASE WHEN {x.sql} THEN 'True' WHEN NOT {x.sql} THEN 'False' END", "none": "'None'"}
     if x.family not in texts:
         raise NotNative(f"str() of {x.family}")
     if x.family == "none" or not x.nullable:
@@ -357,6 +358,7 @@ CALLS = {
     "max": _min_max("greatest"),
     "float": _call_float,
     "int": _call_int,
+    **native_math.CALLS,
 }
 # the arguments each native form takes (receiver included); min/max take any number. Python's
 # other forms (`s.strip("x")`, `s.startswith("a", 1)`, `int("ff", 16)`, `float()`) are not native

@@ -68,7 +68,9 @@ RESULTS = {
     "str.lower": {("str",): "str"},
     "str.upper": {("str",): "str"},
     "round": {("float",): "int", ("int",): "int", ("float", "int"): "float", ("int", "int"): "int"},
-    # math: Java's and C's libraries may differ in the last bit, so Python computes them all
+    # math: Java's and C's libraries may differ in the last bit, so Python computes these
+    # (sqrt, fabs, floor and ceil are exact in both: native, `native_math`; their rows here
+    # are for argument types the native forms do not take)
     **{f"math.{name}": {("float",): "float", ("int",): "float"} for name in MATH_FUNCTIONS
        if name not in ("floor", "ceil")},
     "math.floor": {("float",): "int", ("int",): "int"},
