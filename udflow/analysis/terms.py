@@ -23,6 +23,7 @@ from typing import Optional
 
 import builtins
 
+from udflow.analysis.constants import constant_date
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
@@ -209,9 +210,11 @@ def _compare(frame, node, value):
 
 def _comparison(frame, op, a, b) -> Optional[Expr]:
     left, right = _child(frame, a), _child(frame, b)
-    if left is not None and isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (ast.Tuple, ast.List)) \
+    if left is not None and isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, (ast.Tuple, ast.List, ast.Set)) \
             and all(isinstance(e, ast.Constant) and isinstance(e.value, LITERAL_TYPES) for e in b.elts):
-        # a literal tuple or list has no term of its own: membership is == against each value
+        # a literal tuple, list or set has no term of its own: membership is == against each
+        # value (a set's hash finds the equal ones: 1 in {1.0}, True in {1}; a field's value
+        # is always hashable, so a set raises no TypeError a tuple would not)
         return InValues(left, tuple(e.value for e in b.elts), isinstance(op, ast.NotIn))
     table = table_of(frame, b) if isinstance(op, (ast.In, ast.NotIn)) else None
     if left is not None and table is not None:
@@ -297,6 +300,9 @@ def _call(frame, node, value):
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None
+    constant = constant_date(frame, node, args)
+    if constant is not None:
+        return constant
     if isinstance(node.func, ast.Attribute):
         table = table_of(frame, node.func.value) if node.func.attr == "get" else None
         if table is not None and table.kind == "dict" and 1 <= len(args) <= 2:
