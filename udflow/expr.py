@@ -68,10 +68,18 @@ FUNCTIONS = {
     "date.year": lambda d: d.year,
     "date.month": lambda d: d.month,
     "date.day": lambda d: d.day,
+    "date.hour": lambda d: d.hour,  # a datetime's; a date has none (AttributeError)
+    "date.minute": lambda d: d.minute,
+    "date.second": lambda d: d.second,
+    "date.weekday": lambda d: d.weekday(),  # Monday 0 .. Sunday 6
+    "date.isoweekday": lambda d: d.isoweekday(),  # Monday 1 .. Sunday 7
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS},
 }
+
+
+DATE_METHODS = ("weekday", "isoweekday")  # the "date." calls that are methods, not attributes
 
 
 class Expr:
@@ -292,7 +300,7 @@ class Call(Expr):
             receiver, *rest = self.args
             method = self.name.split(".", 1)[1]
             if self.name.startswith("date."):
-                return f"{receiver}.{method}"
+                return f"{receiver}.{method}" + ("()" if method in DATE_METHODS else "")
             return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"
         return f"{self.name}({', '.join(str(a) for a in self.args)})"
 

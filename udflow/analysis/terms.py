@@ -30,6 +30,7 @@ from udflow.helper_calls import HelperCall
 from udflow.tables import InTable, Table, TableGet, TableItem
 from udflow.expr import (
     ARITH,
+    DATE_METHODS,
     FUNCTIONS,
     LITERAL_TYPES,
     Agg,
@@ -60,7 +61,7 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
           ast.Pow: "**"}
 BITOPS = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-DATE_PARTS = ("year", "month", "day")
+DATE_PARTS = ("year", "month", "day", "hour", "minute", "second")
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
@@ -310,6 +311,8 @@ def _call(frame, node, value):
         if _is_math(frame, node.func.value) and f"math.{node.func.attr}" in FUNCTIONS and args:
             return Call(f"math.{node.func.attr}", tuple(args))
         receiver = _child(frame, node.func.value)
+        if receiver is not None and node.func.attr in DATE_METHODS and not args:
+            return Call(f"date.{node.func.attr}", (receiver,))  # the receiver's own method, as Python calls it
         name = f"str.{node.func.attr}"
         if receiver is not None and name in FUNCTIONS and _is_str_term(receiver):
             return Call(name, (receiver, *args))

@@ -292,6 +292,33 @@ def _date_part(name: str, attribute: str = ""):
     return make
 
 
+def _time_part(name: str):
+    """A datetime's hour, minute or second (a naive one: TIMESTAMP_NTZ, no zone to shift it);
+    a date has none in Python (AttributeError), so a date argument is not native."""
+    def make(low, args):
+        (x,) = args
+        if x.family != "datetime":
+            raise NotNative(f".{name} of a {x.family}")
+        return _date_part(name)(low, args)
+    return make
+
+
+def _weekday(iso: bool):
+    """d.weekday(): Monday 0 .. Sunday 6 (isoweekday: 1 .. 7); Spark's dayofweek counts Sunday 1
+    .. Saturday 7."""
+    def make(low, args):
+        (x,) = args
+        if x.family not in ("date", "datetime"):
+            raise NotNative("weekday() of a non-date")
+        attribute = "isoweekday" if iso else "weekday"
+        message = python_words.words(python_words.attribute(attribute), None) or \
+            "AttributeError: 'NoneType' object has no attribute"
+        guards = [(f"({x.sql} IS NULL)", low.error(message, x))] if x.nullable else []
+        value = f"CAST((dayofweek({x.sql}) + 5) % 7 + {1 if iso else 0} AS BIGINT)"
+        return Typed(low.guarded(guards, value), "int", False)
+    return make
+
+
 def _min_max(name: str):
     def make(low, args):
         if len(args) < 2 or len({a.family for a in args}) != 1 or args[0].family not in ("int", "decimal", "str", "date"):
@@ -354,6 +381,11 @@ CALLS = {
     "date.year": _date_part("year"),
     "date.month": _date_part("month"),
     "date.day": _date_part("dayofmonth", "day"),
+    "date.hour": _time_part("hour"),
+    "date.minute": _time_part("minute"),
+    "date.second": _time_part("second"),
+    "date.weekday": _weekday(iso=False),
+    "date.isoweekday": _weekday(iso=True),
     "min": _min_max("least"),
     "max": _min_max("greatest"),
     "float": _call_float,
