@@ -73,6 +73,8 @@ FUNCTIONS = {
     "date.second": lambda d: d.second,
     "date.weekday": lambda d: d.weekday(),  # Monday 0 .. Sunday 6
     "date.isoweekday": lambda d: d.isoweekday(),  # Monday 1 .. Sunday 7
+    "timedelta.total_seconds": lambda td: td.total_seconds(),
+    "timedelta.days": lambda td: td.days,
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS},
@@ -299,8 +301,10 @@ class Call(Expr):
         if "." in self.name:
             receiver, *rest = self.args
             method = self.name.split(".", 1)[1]
-            if self.name.startswith("date."):
+            if self.name.startswith("date.") or self.name == "timedelta.days":
                 return f"{receiver}.{method}" + ("()" if method in DATE_METHODS else "")
+            if self.name.startswith("timedelta."):
+                return f"({receiver}).{method}()"
             return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"
         return f"{self.name}({', '.join(str(a) for a in self.args)})"
 

@@ -27,7 +27,7 @@ from typing import Optional
 from udflow.expr import FUNCTIONS
 
 _STOPPED = re.compile(r"^(?P<what>.*?) the expression IR cannot express(?P<rest>.*?) \(line (?P<line>\d+)\)$")
-_MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if name.startswith(("str.", "date."))} \
+_MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if name.startswith(("str.", "date.", "timedelta."))} \
     | {"get", "pop", "split"}
 
 

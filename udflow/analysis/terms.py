@@ -289,9 +289,10 @@ def _int_literal(node):
 
 
 def _attribute(frame, node, value):
-    if node.attr in DATE_PARTS:
+    if node.attr in DATE_PARTS or node.attr == "days":
         base = _child(frame, node.value)
-        return Call(f"date.{node.attr}", (base,)) if base is not None else None
+        name = "timedelta.days" if node.attr == "days" else f"date.{node.attr}"
+        return Call(name, (base,)) if base is not None else None
     return None
 
 
@@ -313,6 +314,8 @@ def _call(frame, node, value):
         receiver = _child(frame, node.func.value)
         if receiver is not None and node.func.attr in DATE_METHODS and not args:
             return Call(f"date.{node.func.attr}", (receiver,))  # the receiver's own method, as Python calls it
+        if receiver is not None and node.func.attr == "total_seconds" and not args:
+            return Call("timedelta.total_seconds", (receiver,))
         name = f"str.{node.func.attr}"
         if receiver is not None and name in FUNCTIONS and _is_str_term(receiver):
             return Call(name, (receiver, *args))

@@ -57,7 +57,7 @@ from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Expr, Field, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import native_bits, native_calls, native_tables, nullness, python_words, sql
+from udflow.spark_backend import native_bits, native_calls, native_dates, native_tables, nullness, python_words, sql
 from udflow.spark_backend.native_types import (
     INT_MAX,
     INT_MIN,
@@ -446,6 +446,8 @@ class NativeLowering:
     def _Call(self, t) -> Typed:
         """The native form of the call; where it has none (for these arguments' types), the call
         alone as Python in the plan (`python_calls`), when that is allowed here."""
+        if t.name in native_dates.DURATIONS:  # over a subtraction of dates, which has no column
+            return native_dates.duration(self, t)
         maker = native_calls.CALLS.get(t.name)
         mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]

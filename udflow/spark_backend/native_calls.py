@@ -13,7 +13,7 @@ import math
 import operator
 
 from udflow.expr import Lit
-from udflow.spark_backend import native_math, python_words, sql
+from udflow.spark_backend import native_dates, native_math, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -402,4 +402,6 @@ def arity_fits(name: str, args: tuple) -> bool:
     return wanted is None or len(args) == wanted
 
 
-NATIVE_CALLS = frozenset(CALLS)  # the whitelisted calls (udflow.expr.FUNCTIONS) with a native form
+# the whitelisted calls (udflow.expr.FUNCTIONS) with a native form; a duration's over a
+# subtraction of dates (`native_dates`, lowered before its argument)
+NATIVE_CALLS = frozenset(CALLS) | frozenset(native_dates.DURATIONS)

@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 # a family's representative value, and its zero (the divisor of a division by zero)
 SAMPLES = {"int": 1, "float": 1.0, "decimal": decimal.Decimal(1), "str": "a", "bool": True,
-           "date": datetime.date(2000, 1, 1)}
+           "date": datetime.date(2000, 1, 1), "datetime": datetime.datetime(2000, 1, 1)}
 ZEROS = {"int": 0, "float": 0.0, "decimal": decimal.Decimal(0), "bool": False}
 ZERO = "zero"  # an operand that is its family's zero: words(op, "decimal", (ZERO, "decimal"))
 
