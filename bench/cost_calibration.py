@@ -63,8 +63,9 @@ def main(argv=None) -> None:
         src = flow.root
         rows = spark.read.parquet(src.path).count()
         width = statistics.mean(record_bytes(r) for r in head(src, 2000))
-        scan = timed(noop(Lowering(spark).lower(src).df), args.runs)
-        mapped = timed(noop(Lowering(spark).lower(flow.map(identity).root).df), args.runs)
+        mapped_flow = flow.map(identity)
+        scan = timed(noop(Lowering(spark, flow.physical()).lower(src).df), args.runs)
+        mapped = timed(noop(Lowering(spark, mapped_flow.physical()).lower(mapped_flow.root).df), args.runs)
         per[table] = (rows, width, max(mapped - scan, 0.0), scan)
         fields = len(src.fields)
         print(

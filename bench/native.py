@@ -135,7 +135,7 @@ def native_census(spark, alternative) -> tuple[list, dict]:
     with a model stay in Python. Lowering only (plus the sampling a Python operator below a join needs)."""
     from udflow.spark_backend.lower import Lowering
 
-    lowering = Lowering(spark, dict(alternative.hints), native=True, samples=dict(alternative.samples))
+    lowering = Lowering(spark, alternative.flow.physical(), samples=dict(alternative.samples))
     try:
         lowering.lower(alternative.node)
     finally:
