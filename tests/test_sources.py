@@ -321,3 +321,24 @@ def test_udflow_run_on_a_pipeline_folder_without_init(spark, tmp_path, capsys, m
     assert code == 0, out.err
     assert "6 rows on local[2]" in out.out
     assert "'fare': 22.5" in out.out
+
+
+def test_a_csv_is_read_with_multiline_only_where_a_quoted_field_may_hold_a_newline(tmp_path, monkeypatch):
+    """multiLine makes Spark read a file in one task; a file whose quotes hold no newline splits."""
+    from udflow.spark_backend import read
+
+    plain = write_csv(tmp_path / "plain.csv", [["a", "b"], ["1", 'say "hi", twice'], ["2", ""]])
+    broken = write_csv(tmp_path / "broken.csv", TYPED_ROWS)
+    crlf = tmp_path / "crlf.csv"
+    crlf.write_bytes(b'a,b\r\n1,"x\r\ny"\r\n')
+    assert not read.may_hold_quoted_newlines(plain)
+    assert read.may_hold_quoted_newlines(broken) and read.may_hold_quoted_newlines(str(crlf))
+    monkeypatch.setattr(read, "CHUNK", 5)  # a quote and its newline in different chunks
+    assert read.may_hold_quoted_newlines(broken) and not read.may_hold_quoted_newlines(plain)
+
+
+@pytest.mark.spark
+def test_csv_files_with_and_without_quoted_newlines_read_as_the_reference_reads_them(tmp_path, spark):
+    for name, rows in (("plain.csv", [["a", "b"], ["1", 'say "hi", twice'], ["2", ""]]), ("t.csv", TYPED_ROWS)):
+        flow = uf.source(name.split(".")[0], path=write_csv(tmp_path / name, rows))
+        assert bag(flow.collect(spark=spark)) == bag(flow.collect(engine="reference"))

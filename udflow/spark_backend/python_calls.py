@@ -236,33 +236,48 @@ def compiled(term, position: dict) -> Callable:
 
 def over_arrays(run: Callable, arrow_type) -> Callable:
     """`run` over Arrow columns, row by row: struct<ok, value, error> (see the module docstring).
-    The values go into their column in one conversion; where one does not fit it (an int
-    past 64 bits, a lone surrogate), each is checked, and those are errors."""
+    A batch where no row raises and every value fits its column (the usual one) is one list
+    comprehension and three conversions; otherwise it runs again row by row (the term is
+    pure: running it twice changes nothing), each error kept for its row."""
 
     def udf(*arrays: pa.Array) -> pa.Array:
-        ok, values, errors = [], [], []
-        for args in zip(*(a.to_pylist() for a in arrays)):
-            try:
-                values.append(run(*args))
-                ok.append(True)
-                errors.append(None)
-            except Exception as exc:  # noqa: BLE001 - Python's error, raised where the model evaluates it
-                ok.append(False)
-                values.append(None)
-                errors.append(_encoded(exc))
+        rows = list(zip(*(a.to_pylist() for a in arrays)))
         try:
+            values = [run(*args) for args in rows]
             column = pa.array(values, arrow_type)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            for i, value in enumerate(values):
-                if ok[i] and not holds_exactly(value, arrow_type):
-                    ok[i], values[i] = False, None
-                    errors[i] = _encoded(OverflowError("int overflow past 64 bits") if isinstance(value, int)
-                                         else ValueError(f"{value!r} has no exact Spark value"))
-            column = pa.array(values, arrow_type)
-        return pa.StructArray.from_arrays([pa.array(ok, pa.bool_()), column, pa.array(errors, pa.string())],
+        except Exception:  # noqa: BLE001 - some row raises, or a value does not fit: row by row
+            return _row_by_row(run, rows, arrow_type)
+        fine = pa.array([True] * len(values), pa.bool_())
+        return pa.StructArray.from_arrays([fine, column, pa.nulls(len(values), pa.string())],
                                           names=list(RESULT_FIELDS))
 
     return udf
+
+
+def _row_by_row(run: Callable, rows: list, arrow_type) -> pa.Array:
+    """struct<ok, value, error> of `run` over `rows`, each row's error caught, and a value its
+    column cannot hold exactly (an int past 64 bits, a lone surrogate) an error too."""
+    ok, values, errors = [], [], []
+    for args in rows:
+        try:
+            values.append(run(*args))
+            ok.append(True)
+            errors.append(None)
+        except Exception as exc:  # noqa: BLE001 - Python's error, raised where the model evaluates it
+            ok.append(False)
+            values.append(None)
+            errors.append(_encoded(exc))
+    try:
+        column = pa.array(values, arrow_type)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        for i, value in enumerate(values):
+            if ok[i] and not holds_exactly(value, arrow_type):
+                ok[i], values[i] = False, None
+                errors[i] = _encoded(OverflowError("int overflow past 64 bits") if isinstance(value, int)
+                                     else ValueError(f"{value!r} has no exact Spark value"))
+        column = pa.array(values, arrow_type)
+    return pa.StructArray.from_arrays([pa.array(ok, pa.bool_()), column, pa.array(errors, pa.string())],
+                                      names=list(RESULT_FIELDS))
 
 
 def _encoded(exc: Exception) -> str:

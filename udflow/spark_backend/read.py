@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import DoubleType
 
@@ -48,14 +50,47 @@ def _paths_are_local(spark: SparkSession) -> bool:
 def _read_csv(spark: SparkSession, node: Source) -> DataFrame:
     """A CSV read with the source's types (declared or inferred when it was built), as the
     reference interpreter reads it: RFC 4180 quotes, quoted newlines, a value the type
-    does not admit an error (FAILFAST), an empty field None."""
+    does not admit an error (FAILFAST), an empty field None. Spark reads a file with
+    `multiLine` in one task (it cannot split it where a record might continue): only
+    where a quoted field may hold a newline (`may_hold_quoted_newlines`)."""
+    multiline = not _paths_are_local(spark) or any(may_hold_quoted_newlines(f) for f in sources.data_files(node.path))
     return (
         spark.read.schema(sources.ddl(node.types))
         .option("header", "true")
         .option("mode", "FAILFAST")
-        .option("multiLine", "true")
+        .option("multiLine", str(multiline).lower())
         .option("escape", '"')
         .option("nanValue", "NaN").option("positiveInf", "Inf").option("negativeInf", "-Inf")
         .option("dateFormat", "yyyy-MM-dd")
         .csv(node.path)
     )
+
+
+CHUNK = 64 * 1024 * 1024
+SCANNED_BYTES = 1024**3  # a larger file is read with multiLine: no scan on the driver
+
+
+def may_hold_quoted_newlines(path: str) -> bool:
+    """Whether a newline of the file may stand inside a quoted field (RFC 4180: an escaped
+    quote is two quotes, so a newline is inside quotes exactly where the quotes before it
+    are odd in number). True for a compressed file, one that cannot be read here or one
+    over SCANNED_BYTES; a plain file is scanned at memory speed, chunk by chunk."""
+    import numpy as np
+
+    if path.lower().endswith((".gz", ".bz2", ".zip", ".xz", ".zst")):
+        return True
+    try:
+        if os.path.getsize(path) > SCANNED_BYTES:
+            return True
+        with open(path, "rb") as fh:
+            before = 0  # quotes in the chunks read so far
+            while chunk := fh.read(CHUNK):
+                data = np.frombuffer(chunk, dtype=np.uint8)
+                quotes = np.flatnonzero(data == ord('"'))
+                breaks = np.flatnonzero((data == ord("\n")) | (data == ord("\r")))
+                if np.any((np.searchsorted(quotes, breaks) + before) & 1):
+                    return True
+                before += len(quotes)
+    except OSError:
+        return True
+    return False
