@@ -24,6 +24,8 @@ _PUBLIC = {
     "optimize": "udflow.engine",
     "hint": "udflow.engine",
     "pipeline": "udflow.batch.discovery",
+    "from_spark": "udflow.frontend",
+    "optimize_dataframe": "udflow.frontend",
 }
 
 __all__ = [
@@ -34,6 +36,8 @@ __all__ = [
     "hint",
     "annotate",
     "pipeline",
+    "from_spark",
+    "optimize_dataframe",
     "UdflowError",
     "FlowConstructionError",
     "UdfRuntimeError",

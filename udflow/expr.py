@@ -35,6 +35,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
+from udflow import spark_results
+
 LITERAL_TYPES = (bool, int, float, str, type(None), datetime.date, datetime.datetime, decimal.Decimal)
 
 ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -78,6 +80,8 @@ FUNCTIONS = {
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS},
+    # what Spark makes of a PySpark UDF's value (`uf.from_spark`): `spark.<regime>.<type>`
+    **spark_results.CONVERSIONS,
 }
 
 

@@ -186,6 +186,8 @@ class Flow:
     # ((label, `samples.OutputSample`), ...): what each operator emitted on a sample taken on
     # the driver when the flow was optimized; the Spark backend types Python output from it
     samples: tuple = dataclasses.field(default=(), compare=False, repr=False)
+    # `uf.from_spark`: ((`frontend.KeptPart`, ...), (Python UDF, how it was opened), ...))
+    origin: tuple = dataclasses.field(default=(), compare=False, repr=False)
 
     # -- building ------------------------------------------------------------
 

@@ -14,6 +14,8 @@ import re
 import statistics
 import string
 
+from udflow import spark_results
+
 # Built-ins whose result depends only on their arguments and which touch no state.
 PURE_BUILTINS = frozenset(
     getattr(builtins, n)
@@ -47,6 +49,7 @@ PURE_CALLABLES = frozenset(
         re.findall,
         re.compile,
         re.escape,
+        *spark_results.CONVERSIONS.values(),
     }
 )
 

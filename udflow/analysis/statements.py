@@ -339,9 +339,15 @@ def _explosion_split(fnode, s):
 
         for NAME in TERM.split(SEP):      SEP a non-empty str literal, or none (sep None)
             yield {...}
+
+    Names bound to the record's fields before the loop (`s = r["text"]`, as `uf.from_spark`
+    binds a UDF's parameters) may come first: reading a field computes nothing.
     """
     body = list(getattr(fnode, "body", ()))
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    params = [a.arg for a in fnode.args.args] if isinstance(fnode, ast.FunctionDef) else []
+    while body and params and _field_binding(body[0], params[0]):
         body = body[1:]
     if body != [s] or not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse:
         return None
@@ -358,6 +364,14 @@ def _explosion_split(fnode, s):
     if isinstance(sep, ast.Constant) and isinstance(sep.value, str) and sep.value:
         return (sep.value,)
     return None
+
+
+def _field_binding(s, record: str) -> bool:
+    """`name = record["field"]`: a name bound to a field of the record parameter."""
+    return (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+            and isinstance(s.value, ast.Subscript) and isinstance(s.value.value, ast.Name)
+            and s.value.value.id == record and s.targets[0].id != record
+            and isinstance(s.value.slice, ast.Constant) and isinstance(s.value.slice.value, str))
 
 
 def _literal(v: Val):

@@ -24,6 +24,7 @@ from typing import Optional
 import builtins
 
 from udflow.analysis.constants import constant_date
+from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
@@ -330,10 +331,24 @@ def _call(frame, node, value):
             if node.func.id in ("min", "max") and len(args) < 2:
                 return None  # min(iterable) is not a scalar function
             return Call(node.func.id, tuple(args))
+        conversion = _conversion(frame, node)
+        if conversion is not None and len(args) == 1:
+            return Call(conversion, tuple(args))
         helper = _helper(frame, node)
         if helper is not None:
             return HelperCall(node.func.id, helper, tuple(args))
     return None
+
+
+def _conversion(frame, node):
+    """The name of the `udflow.spark_results` conversion `node` calls (a from_spark UDF's value
+    made its declared type), or None."""
+    try:
+        callee = frame.lookup(node.func.id, node)
+    except Exception:  # noqa: BLE001 - not a name the analysis resolves
+        return None
+    names = {spark_results.NAMES.get(id(getattr(a, "obj", None))) for a in callee.atoms}
+    return names.pop() if len(names) == 1 and None not in names else None
 
 
 def _helper(frame, node):

@@ -173,6 +173,7 @@ def optimize(
         timings=timings,
         why_not=why_not,
         profiles=profiles,
+        origin=getattr(flow, "origin", ()),
     )
 
 

@@ -114,8 +114,10 @@ class Optimized:
         timings: dict[str, float],
         why_not: Callable[[str, str], Any],
         profiles: dict,
+        origin: tuple = (),
     ) -> None:
         self._original = original
+        self.origin = origin  # `uf.from_spark`: (parts kept as written, UDFs opened)
         self.alternatives = alternatives
         self.model = model
         self.properties = properties
@@ -228,6 +230,7 @@ class Optimized:
             lines += ["", f"Barriers ({len(barriers)}): what kept operators where they are written"]
             lines += [f"  {line}" for line in barriers]
         lines += self._refused_lines()
+        lines += _origin_lines(self.origin)
         lines += ["", "How the chosen plan runs on Spark (from the function models, docs/native.md):"]
         lines += [f"  {line}" for line in chosen.flow.physical().lines()]
         if not verbose:
@@ -502,3 +505,13 @@ def _indent(text: str, pad: str) -> str:
 def _dot_string(text: str, raw: bool = False) -> str:
     escaped = text.replace("\\", "\\\\") if not raw else text
     return '"' + escaped.replace('"', '\\"') + '"'
+
+
+def _origin_lines(origin: tuple) -> list[str]:
+    """`uf.from_spark`'s account: the Python UDFs opened, the parts of the DataFrame kept as written."""
+    if not origin:
+        return []
+    kept, udfs = origin
+    lines = ["", f"From PySpark: {len(udfs)} Python UDF(s) opened as flow operators"
+                 + (f", {len(kept)} part(s) kept as written:" if kept else "; every part opened")]
+    return lines + [f"  {part}" for part in kept]

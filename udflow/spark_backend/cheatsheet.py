@@ -73,6 +73,8 @@ def markdown() -> str:
               "(`1 << 70`) raises, as for `+`. Any other operator or type runs as Python.", "",
               "## Functions and methods", "", "| call | native |", "|---|---|"]
     for name in sorted(expr.FUNCTIONS):
+        if name.startswith("spark."):
+            continue  # what Spark makes of a from_spark UDF's value: udflow writes these, not users
         if name in native_calls.NATIVE_CALLS:
             arity = native_calls.ARITY.get(name, 1)
             form = "any number of arguments" if arity is None else f"{arity} argument(s), receiver included"

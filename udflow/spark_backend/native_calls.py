@@ -12,6 +12,7 @@ import decimal
 import math
 import operator
 
+from udflow import spark_results
 from udflow.expr import Lit
 from udflow.spark_backend import native_dates, native_math, python_words, sql
 from udflow.spark_backend.native_types import (
@@ -371,6 +372,33 @@ def _call_str(low, args):
     return Typed(f"coalesce({texts[x.family]}, 'None')", "str", False)
 
 
+# the Python type family a PySpark UDF's declared type holds as it is (`udflow.spark_results`)
+NATURAL = {"double": "float", "bigint": "int", "int": "int", "string": "str", "boolean": "bool"}
+
+
+def _spark_result(regime: str, declared: str):
+    """A from_spark UDF's value made its declared type: the value itself where its family is the
+    type's own (an int checked against 32 bits for `int` under Arrow), an int as a double under
+    Arrow; any other conversion runs as Python (`udflow.spark_results`)."""
+
+    def make(low, args):
+        (x,) = args
+        if x.family == "none":
+            return x
+        if regime == "arrow" and declared == "double" and x.family == "int":
+            return Typed(cast(x.sql, "DOUBLE"), "float", x.nullable)
+        if x.family != NATURAL[declared] or (declared == "int" and regime == "pickled"):
+            raise NotNative(f"Spark's conversion of a {x.family} to {declared}")
+        if declared != "int":
+            return x
+        outside = f"({x.sql} < {literal(spark_results.INT32[0])} OR {x.sql} > {literal(spark_results.INT32[1])})"
+        message = ("SparkConversionError: returned an int outside 32 bits for its declared type int, "
+                   "which Spark cannot convert (Arrow UDF)")
+        return Typed(low.guarded([(outside, low.error(message, x))], x.sql), "int", x.nullable)
+
+    return make
+
+
 CALLS = {
     "abs": _call_abs,
     "str": _call_str,
@@ -391,6 +419,7 @@ CALLS = {
     "float": _call_float,
     "int": _call_int,
     **native_math.CALLS,
+    **{name: _spark_result(*name.split(".")[1:]) for name in spark_results.CONVERSIONS},
 }
 # the arguments each native form takes (receiver included); min/max take any number. Python's
 # other forms (`s.strip("x")`, `s.startswith("a", 1)`, `int("ff", 16)`, `float()`) are not native

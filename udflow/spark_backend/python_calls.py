@@ -77,6 +77,11 @@ RESULTS = {
     "math.ceil": {("float",): "int", ("int",): "int"},
 }
 RESULTS["math.log"] = {**RESULTS["math.log"], **{(a, b): "float" for a in ("float", "int") for b in ("float", "int")}}
+# what Spark makes of a from_spark UDF's value: the declared type's family, whatever went in
+RESULTS.update({name: {(family,): {"double": "float", "bigint": "int", "int": "int", "string": "str",
+                                   "boolean": "bool"}[name.split(".")[2]]
+                       for family in ("int", "float", "str", "bool", "decimal", "date", "datetime")}
+                for name in FUNCTIONS if name.startswith("spark.")})
 SPARK_TYPES = {"str": StringType(), "int": LongType(), "float": DoubleType(), "bool": BooleanType(),
                "date": DateType(), "datetime": TimestampNTZType()}
 ARROW_TYPES = {"str": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(),

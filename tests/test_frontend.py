@@ -1,0 +1,252 @@
+"""`uf.from_spark` (issue 30): a PySpark DataFrame with Python UDFs opened as a flow.
+
+Every test compares three answers: the user's DataFrame as Spark runs it, the flow on
+the reference interpreter, and the optimized flow back on Spark (`to_spark`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+
+import pytest
+
+import udflow as uf
+from udflow import spark_results
+from udflow.frontend import FrontendError, open_dataframe
+
+pytestmark = pytest.mark.spark
+
+RATE = 2
+
+
+def double_it(x):
+    if x is None:
+        return None
+    return x * RATE
+
+
+def tokens(s):
+    return s.split()
+
+
+def shout(s):
+    """Several returns, a local, a loop: inlined line for line."""
+    if s is None:
+        return None
+    out = ""
+    for c in s:
+        out += c.upper()
+    return out + "!"
+
+
+def sign_label(x):
+    if x is None:
+        return "none"
+    elif x > 0:
+        return "positive"
+    return "non-positive"
+
+
+def _rows(df_or_rows, columns):
+    rows = df_or_rows.collect() if hasattr(df_or_rows, "collect") else df_or_rows
+    out = []
+    for r in rows:
+        d = r.asDict() if hasattr(r, "asDict") else r
+        out.append(tuple(_plain(d[c]) for c in columns))
+    return sorted(out, key=repr)
+
+
+def _plain(v):
+    return round(v, 9) if isinstance(v, float) and not math.isnan(v) else v
+
+
+def _same_three_ways(df, **options):
+    """The DataFrame, the flow on the reference interpreter, the optimized flow on Spark: one bag."""
+    opened = open_dataframe(df, **options)
+    expected = _rows(df, df.columns)
+    assert _rows(opened.flow.collect(engine="reference") if _takes_engine(opened.flow) else
+                 opened.flow.collect(), df.columns) == expected
+    optimized = uf.optimize(opened.flow)
+    assert _rows(optimized.best.to_spark(fields=list(df.columns)), df.columns) == expected
+    return opened, optimized
+
+
+def _takes_engine(flow) -> bool:
+    import inspect
+
+    return "engine" in inspect.signature(flow.collect).parameters
+
+
+@pytest.fixture(scope="module")
+def frames(spark):
+    from pyspark.sql import functions as F, types as T
+
+    docs = spark.createDataFrame(
+        [(1, "a b", 2.0), (2, "c", None), (3, "d e f", 0.5), (4, "", -1.0), (5, "ü ß", 3.0)],
+        "id long, text string, x double")
+    names = spark.createDataFrame([(1, "z"), (3, "w"), (5, "z")], "oid long, name string")
+    udfs = {
+        "double_it": F.udf(double_it, T.DoubleType()),
+        "tokens": F.udf(tokens, T.ArrayType(T.StringType())),
+        "keep": F.udf(lambda v: v is not None and v > 0.5, T.BooleanType()),
+        "shout": F.udf(shout, T.StringType()),
+        "sign_label": F.udf(sign_label, T.StringType()),
+    }
+    return docs, names, udfs
+
+
+def test_a_whole_pipeline_opens_runs_natively_and_gives_the_dataframes_rows(frames):
+    from pyspark.sql import functions as F
+
+    docs, names, u = frames
+    df = (docs.withColumn("y", u["double_it"]("x")).filter(u["keep"]("y"))
+          .select("id", "y", F.explode(u["tokens"]("text")).alias("tok"))
+          .join(names, F.col("id") == F.col("oid"))
+          .groupBy("name").agg(F.sum("y").alias("s"), F.count("*").alias("n"), F.max("tok").alias("last")))
+    opened, optimized = _same_three_ways(df)
+    assert not opened.kept
+    steps = optimized.best.physical().lines()
+    assert all("Python" not in line for line in steps), steps
+    assert [name for name, _ in opened.udfs] == ["double_it", "<lambda>", "tokens"]
+
+
+def test_udfs_with_several_returns_loops_and_globals_keep_python_semantics(frames):
+    docs, _, u = frames
+    df = docs.select("id", u["shout"]("text").alias("loud"), u["sign_label"]("x").alias("sign"))
+    opened, _ = _same_three_ways(df)
+    assert not opened.kept
+
+
+def test_the_analysis_sees_the_users_lines(frames):
+    docs, _, u = frames
+    opened = open_dataframe(docs.withColumn("y", u["double_it"]("x")))
+    (op,) = [n for n in opened.flow.operators if n.label.startswith("Map(double_it")]
+    code = op.fn.__code__
+    assert code.co_filename.startswith(__file__)
+    assert code.co_firstlineno == double_it.__code__.co_firstlineno - 1  # the def above the user's
+
+
+def test_a_non_deterministic_udf_stays_where_it_is_and_explain_says_so(frames):
+    from pyspark.sql import functions as F, types as T
+
+    docs, _, u = frames
+    noisy = F.udf(lambda x: x, T.DoubleType()).asNondeterministic()
+    df = docs.withColumn("y", noisy("x")).filter(u["keep"]("y"))
+    opened, optimized = _same_three_ways(df)
+    (kept,) = opened.kept
+    assert "non-deterministic" in kept.reason
+    assert "stays as written" in optimized.explain()
+
+
+def test_a_native_condition_above_a_udf_keeps_that_part_as_written(frames):
+    from pyspark.sql import functions as F
+
+    docs, _, u = frames
+    df = docs.withColumn("y", u["double_it"]("x")).filter(F.col("y") > 1).withColumn("loud", u["shout"]("text"))
+    opened, _ = _same_three_ways(df)
+    (kept,) = opened.kept
+    assert "native condition" in kept.reason and "(y > CAST(1 AS DOUBLE))" in kept.reason
+
+
+def test_a_function_without_source_is_called_as_it_is(frames, spark):
+    from pyspark.sql import types as T, functions as F
+
+    namespace = {}
+    exec("def triple(x):\n    return None if x is None else x * 3\n", namespace)
+    df = frames[0].withColumn("t", F.udf(namespace["triple"], T.DoubleType())("x"))
+    opened, _ = _same_three_ways(df)
+    (op,) = [n for n in opened.flow.operators if "triple" in n.label]
+    assert op.fn.__code__.co_filename.startswith("udflow-from-spark/")
+
+
+def test_a_filter_udf_moves_below_a_map_it_does_not_read(frames):
+    docs, _, u = frames
+    df = docs.withColumn("loud", u["shout"]("text")).filter(u["keep"]("x"))
+    _, optimized = _same_three_ways(df)
+    top = optimized.best.root
+    assert "shout" in top.label or "project" in top.label, str(optimized.best.root)
+    assert optimized.chosen.certificates, "the filter should move below the Map it does not read"
+
+
+def test_a_udf_raising_names_the_users_function_file_and_line(frames):
+    from pyspark.sql import types as T, functions as F
+
+    def ratio(x):
+        return 1 / x
+
+    df = frames[0].withColumn("r", F.udf(ratio, T.DoubleType())("x"))
+    flow = uf.from_spark(df)
+    with pytest.raises(uf.UdflowError) as err:
+        uf.optimize(flow).best.to_spark().collect()
+    text = str(err.value)
+    assert "ratio" in text and __file__.split("/")[-1] in text
+    assert f"line {ratio.__code__.co_firstlineno + 1}" in text
+
+
+def test_keys_naming_an_unknown_source_are_refused_with_the_closest_name(frames):
+    docs, names, u = frames
+    from pyspark.sql import functions as F
+
+    df = docs.withColumn("y", u["double_it"]("x")).join(names, F.col("id") == F.col("oid"))
+    with pytest.raises(FrontendError, match="did you mean 'source'"):
+        uf.from_spark(df, keys={"sourse": ["id"]})
+
+
+def test_a_dataframe_whose_parts_share_a_column_name_is_refused_with_a_way_out(frames):
+    from pyspark.sql import functions as F
+
+    docs, _, u = frames
+    twice = docs.join(docs.select("id", "x"), "id").withColumn("y", u["double_it"]("text"))
+    with pytest.raises(FrontendError, match="two columns of one name"):
+        uf.from_spark(twice)
+
+
+# -- what Spark makes of a UDF's value --------------------------------------------------------
+
+VALUES = {"int": 3, "zero": 0, "float": 2.5, "whole": 3.0, "fzero": 0.0, "big": 2 ** 40, "tiny": 1e-7,
+          "str": "x", "true": True, "false": False, "none": None, "dec": decimal.Decimal("1.50"),
+          "date": datetime.date(2020, 1, 2), "e20": 1e20}
+TYPES = {"double": "double", "bigint": "bigint", "int": "int", "string": "string", "boolean": "boolean"}
+
+
+@pytest.mark.parametrize("regime", ["arrow", "pickled"])
+def test_the_conversion_table_is_what_spark_does(spark, regime):
+    """Every (value, declared type) udflow converts gives Spark's own value (one job per regime)."""
+    from pyspark.sql import functions as F
+
+    columns, expected = [], []
+    for declared in TYPES:
+        convert = spark_results.conversion(regime, declared)
+        for name, value in VALUES.items():
+            try:
+                want = convert(value)
+            except spark_results.SparkConversionError:
+                continue
+            fn = F.udf(lambda _, v=value: v, declared, useArrow=(regime == "arrow"))
+            columns.append(fn("id").alias(f"{declared}_{name}"))
+            expected.append(want)
+    (row,) = spark.range(1).select(*columns).collect()
+    got = list(row)
+    assert len(got) > 30
+    for col, want, value in zip(row.__fields__, expected, got):
+        assert type(value) is type(want) and (value == want or value != value and want != want), col
+
+
+def test_a_value_spark_cannot_convert_raises_on_both_sides(spark):
+    from pyspark.sql import functions as F
+
+    with pytest.raises(Exception):
+        spark.range(1).select(F.udf(lambda _: 2 ** 40, "int")("id")).collect()
+    with pytest.raises(spark_results.SparkConversionError, match="outside 32 bits"):
+        spark_results.arrow_int(2 ** 40)
+
+
+def test_a_pickled_udf_returning_an_int_for_a_double_gives_null_as_spark_does(frames):
+    from pyspark.sql import functions as F
+
+    count = F.udf(lambda s: len(s) if s is not None else None, "double", useArrow=False)
+    df = frames[0].withColumn("n", count("text"))
+    _same_three_ways(df)
+    assert {r["n"] for r in df.collect()} == {None}

@@ -1,0 +1,384 @@
+"""A PySpark DataFrame's analysed plan, read into plain data.
+
+Spark's analyser has already resolved every name of a DataFrame to an attribute
+(`name#id`) and every `F.udf(...)(...)` call to a `PythonUDF` expression that
+holds the function's pickled code. This module walks that tree (over py4j, on
+a classic session) once and keeps what the translation needs, as frozen
+dataclasses that print like Spark's own plan:
+
+    Aggregate [name], [name, sum(y) AS s]          Aggregate(keys=('name',), ...)
+      Join Inner, (id = oid)                          Join(left_keys=('id',), right_keys=('oid',))
+        Project [id, double_it(x) AS y]                 Project(outputs=(Out('id', Attr), Out('y', Udf)))
+          LogicalRDD [id, x]                              Plan(node=<the JVM node>)
+
+A node the translation may keep as it is (a source, or a part it does not
+translate) is a `Plan` holding the JVM node, from which `dataframe()` makes a
+DataFrame again. Expressions are `Attr` (a column), `Udf` (a Python UDF over
+argument expressions) and `Native` (any other Spark expression, kept as its SQL).
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from udflow.errors import UdflowError
+
+# PythonUDF eval types whose function is called once per row with plain values
+# (pyspark.util.PythonEvalType: SQL_BATCHED_UDF, SQL_ARROW_BATCHED_UDF)
+BATCHED, ARROW_BATCHED = 100, 101
+ROW_AT_A_TIME = (BATCHED, ARROW_BATCHED)
+
+
+class FrontendError(UdflowError):
+    """A DataFrame `from_spark` cannot open at all (not a part of it: those stay in place)."""
+
+
+# ---------------------------------------------------------------------------
+# Expressions
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A column of the node's input, `name#id` in Spark's plan."""
+
+    name: str
+    id: int
+    type: str  # Spark's simpleString of its type
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Udf:
+    """`name(args)`: a Python UDF. `fn` is the function Spark runs (unpickled from the plan),
+    `return_type` its declared type (simpleString), `eval_type` pyspark's PythonEvalType."""
+
+    name: str
+    fn: Callable = field(compare=False, repr=False)
+    return_type: str
+    args: tuple
+    eval_type: int
+    deterministic: bool
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(str(a) for a in self.args)})"
+
+
+@dataclass(frozen=True)
+class Native:
+    """Any other Spark expression: Spark's semantics, kept as Spark wrote it."""
+
+    sql: str
+    has_udf: bool = False
+    jvm: Any = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return self.sql
+
+
+@dataclass(frozen=True)
+class Agg:
+    """`function(arg)` of an Aggregate: sum, count, avg, min, max (`arg` None: count(*))."""
+
+    function: str
+    arg: Optional[Attr]
+    distinct: bool
+    filtered: bool
+
+    def __str__(self) -> str:
+        inner = str(self.arg) if self.arg is not None else "*"
+        return f"{self.function}({'DISTINCT ' if self.distinct else ''}{inner})"
+
+
+@dataclass(frozen=True)
+class Out:
+    """One output column of a projection or aggregate: its name, id and expression."""
+
+    name: str
+    id: int
+    expr: Any  # Attr | Udf | Native | Agg
+    type: str
+
+
+# ---------------------------------------------------------------------------
+# Plan nodes
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    jvm: Any = field(compare=False, repr=False)
+    output: tuple = ()  # (Attr, ...) the node's output columns
+
+    @property
+    def children(self) -> tuple:
+        return ()
+
+    @property
+    def has_udf(self) -> bool:
+        return any(c.has_udf for c in self.children)
+
+    def title(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(frozen=True)
+class Plan(Node):
+    """A node not read further: a relation, or any operator without a Python UDF below it
+    that the translation does not need to see into."""
+
+    kind: str = ""
+    udf_below: bool = False
+
+    @property
+    def has_udf(self) -> bool:
+        return self.udf_below
+
+    def title(self) -> str:
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Project(Node):
+    child: Node = None
+    outputs: tuple = ()  # (Out, ...)
+
+    @property
+    def children(self):
+        return (self.child,)
+
+    @property
+    def has_udf(self) -> bool:
+        return self.child.has_udf or any(isinstance(o.expr, Udf) or getattr(o.expr, "has_udf", False)
+                                         for o in self.outputs)
+
+
+@dataclass(frozen=True)
+class Filter(Node):
+    child: Node = None
+    conjuncts: tuple = ()  # (Udf | Native, ...)
+
+    @property
+    def children(self):
+        return (self.child,)
+
+    @property
+    def has_udf(self) -> bool:
+        return self.child.has_udf or any(isinstance(c, Udf) or c.has_udf for c in self.conjuncts)
+
+
+@dataclass(frozen=True)
+class Generate(Node):
+    """`explode(generator)` with `out` its element column; `outer`: explode_outer."""
+
+    child: Node = None
+    generator: str = ""
+    arg: Any = None  # Udf | Native | Attr
+    out: Optional[Attr] = None
+    outer: bool = False
+    kept: tuple = ()  # the child's columns kept beside the element
+
+    @property
+    def children(self):
+        return (self.child,)
+
+    @property
+    def has_udf(self) -> bool:
+        return self.child.has_udf or isinstance(self.arg, Udf)
+
+
+@dataclass(frozen=True)
+class Join(Node):
+    left: Node = None
+    right: Node = None
+    join_type: str = ""
+    pairs: tuple = ()  # ((left Attr, right Attr), ...): the condition's equalities
+    rest: Optional[str] = None  # the condition's other conjuncts (SQL), None if none
+
+    @property
+    def children(self):
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class Aggregate(Node):
+    child: Node = None
+    keys: tuple = ()  # (Attr | Native, ...)
+    outputs: tuple = ()  # (Out, ...), expr Attr (a key) | Agg | Native
+
+    @property
+    def children(self):
+        return (self.child,)
+
+
+# ---------------------------------------------------------------------------
+# Reading the JVM tree
+# ---------------------------------------------------------------------------
+
+
+def _seq(jseq) -> list:
+    """A Scala Seq as a Python list."""
+    it = jseq.iterator()
+    out = []
+    while it.hasNext():
+        out.append(it.next())
+    return out
+
+
+def _cls(j) -> str:
+    return j.getClass().getSimpleName()
+
+
+def _type(j) -> str:
+    return str(j.dataType().simpleString())
+
+
+def _attr(j) -> Attr:
+    return Attr(str(j.name()), int(j.exprId().id()), _type(j))
+
+
+def _has_udf(j) -> bool:
+    if _cls(j) == "PythonUDF":
+        return True
+    return any(_has_udf(c) for c in _seq(j.children()))
+
+
+class Reader:
+    """Reads one DataFrame's analysed plan (`read(df)`): a classic session's JVM tree."""
+
+    def __init__(self, spark):
+        self.spark = spark
+        self.jvm = spark._jvm
+
+    def read(self, df) -> Node:
+        return self.node(df._jdf.queryExecution().analyzed())
+
+    # -- nodes ---------------------------------------------------------------
+
+    def node(self, j) -> Node:
+        kind = _cls(j)
+        output = tuple(_attr(a) for a in _seq(j.output()))
+        if kind == "SubqueryAlias":
+            return self.node(j.child())
+        reader = getattr(self, f"read_{kind.lower()}", None)
+        if reader is not None and self.plan_has_udf(j):
+            return reader(j, output)
+        return Plan(j, output, kind=kind, udf_below=self.plan_has_udf(j))
+
+    def plan_has_udf(self, j) -> bool:
+        if any(_has_udf(e) for e in _seq(j.expressions())):
+            return True
+        return any(self.plan_has_udf(c) for c in _seq(j.children()))
+
+    def read_project(self, j, output) -> Node:
+        outs = tuple(self.out(e) for e in _seq(j.projectList()))
+        return Project(j, output, child=self.node(j.child()), outputs=outs)
+
+    def read_filter(self, j, output) -> Node:
+        return Filter(j, output, child=self.node(j.child()),
+                      conjuncts=tuple(self.expr(c) for c in self.conjuncts(j.condition())))
+
+    def read_generate(self, j, output) -> Node:
+        gen = j.generator()
+        args = _seq(gen.children())
+        outs = _seq(j.generatorOutput())
+        return Generate(j, output, child=self.node(j.child()), generator=_cls(gen),
+                        arg=self.expr(args[0]) if len(args) == 1 else Native(str(gen.sql())),
+                        out=_attr(outs[0]) if len(outs) == 1 else None, outer=bool(j.outer()),
+                        kept=tuple(_attr(a) for a in _seq(j.requiredChildOutput())))
+
+    def read_join(self, j, output) -> Node:
+        left, right = self.node(j.left()), self.node(j.right())
+        left_ids = {a.id for a in left.output}
+        pairs, rest = [], []
+        cond = j.condition()
+        for c in self.conjuncts(cond.get()) if cond.isDefined() else []:
+            pair = self.equality(c, left_ids)
+            (pairs.append(pair) if pair else rest.append(str(c.sql())))
+        return Join(j, output, left=left, right=right, join_type=str(j.joinType().toString()),
+                    pairs=tuple(pairs), rest=" AND ".join(rest) or None)
+
+    def read_aggregate(self, j, output) -> Node:
+        keys = tuple(self.expr(k) for k in _seq(j.groupingExpressions()))
+        outs = tuple(self.out(e) for e in _seq(j.aggregateExpressions()))
+        return Aggregate(j, output, child=self.node(j.child()), keys=keys, outputs=outs)
+
+    # -- expressions -----------------------------------------------------------
+
+    def conjuncts(self, j) -> list:
+        if _cls(j) == "And":
+            return self.conjuncts(j.left()) + self.conjuncts(j.right())
+        return [j]
+
+    def equality(self, j, left_ids) -> Optional[tuple]:
+        if _cls(j) != "EqualTo":
+            return None
+        a, b = j.left(), j.right()
+        if _cls(a) != "AttributeReference" or _cls(b) != "AttributeReference":
+            return None
+        a, b = _attr(a), _attr(b)
+        if a.id in left_ids and b.id not in left_ids:
+            return a, b
+        if b.id in left_ids and a.id not in left_ids:
+            return b, a
+        return None
+
+    def out(self, j) -> Out:
+        if _cls(j) == "Alias":
+            return Out(str(j.name()), int(j.exprId().id()), self.expr(j.child()), _type(j))
+        return Out(str(j.name()), int(j.exprId().id()), self.expr(j), _type(j))
+
+    def expr(self, j):
+        kind = _cls(j)
+        if kind == "AttributeReference":
+            return _attr(j)
+        if kind == "PythonUDF":
+            return self.udf(j)
+        if kind == "AggregateExpression":
+            return self.aggregate(j)
+        return Native(str(j.sql()), has_udf=_has_udf(j), jvm=j)
+
+    def udf(self, j) -> Udf:
+        command = j.func().command().toArray(self.jvm.scala.reflect.ClassTag.Byte())
+        fn = _unpickle(bytes(command), str(j.name()))
+        return Udf(str(j.name()), fn, _type(j), tuple(self.expr(a) for a in _seq(j.children())),
+                   int(j.evalType()), bool(j.udfDeterministic()))
+
+    def aggregate(self, j):
+        fn = j.aggregateFunction()
+        name = {"Sum": "sum", "Count": "count", "Average": "avg", "Min": "min", "Max": "max"}.get(_cls(fn))
+        args = _seq(fn.children())
+        if name is None or len(args) != 1:
+            return Native(str(j.sql()), has_udf=_has_udf(j))
+        arg = args[0]
+        if name == "count" and _cls(arg) == "Literal" and not bool(arg.nullable()):
+            return Agg("count", None, bool(j.isDistinct()), bool(j.filter().isDefined()))
+        if _cls(arg) != "AttributeReference":
+            return Native(str(j.sql()), has_udf=_has_udf(j))
+        return Agg(name, _attr(arg), bool(j.isDistinct()), bool(j.filter().isDefined()))
+
+    # -- back to a DataFrame -----------------------------------------------------
+
+    def dataframe(self, node: Node):
+        """The DataFrame of `node`'s JVM plan, as the user's DataFrame computes it."""
+        from pyspark.sql import DataFrame
+
+        jdf = self.jvm.org.apache.spark.sql.classic.Dataset.ofRows(self.spark._jsparkSession, node.jvm)
+        return DataFrame(jdf, self.spark)
+
+
+def _unpickle(command: bytes, name: str) -> Callable:
+    """The function of a PythonUDF's command, as Spark's workers load it: `(func, returnType)`,
+    pickled by cloudpickle (a function of `__main__` by value, with the globals it reads)."""
+    import pyspark.cloudpickle  # noqa: F401 - registers what cloudpickle's payload needs
+
+    try:
+        loaded = pickle.loads(command)
+    except Exception as err:  # noqa: BLE001 - a payload udflow cannot load stays Spark's
+        raise FrontendError(f"UDF {name}: its pickled function does not load here ({err})") from None
+    fn = loaded[0] if isinstance(loaded, tuple) else loaded
+    return fn

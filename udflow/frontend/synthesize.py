@@ -1,0 +1,307 @@
+"""A PySpark UDF as a udflow record function: the UDF's own code, its parameters bound to fields.
+
+`F.udf(double_it, "double")("x")` as the column `y` is, in udflow's terms, the Map
+
+    def double_it(__udflow_row):                     (the line above the user's def)
+        x = __udflow_row["x"]                          (the line of the user's def)
+        return {**__udflow_row, "y": (x * 2 if x is not None else None)}
+        ...                                            (the user's body, line for line)
+
+The record function is the UDF's text with three edits: a `def` taking the record on
+the line above the user's, the parameters bound to the argument columns on the line of
+the user's `def`, and every `return E` of the UDF itself made `return <wrap>(E)`; every
+other line is the user's, at its own line number. The text is registered with
+`linecache` under the name `<file> [from_spark]`, so the analysis reads it like any
+function, and what it says about a line is about the user's line. A filter returns the
+UDF's value; an explosion (`F.explode(udf(...))`) binds it and yields one record per
+element (Spark's explode of a null array: no record):
+
+    __udflow_v = (s.split())
+    if __udflow_v is not None:
+        for __udflow_x in __udflow_v:
+            yield {**__udflow_row, "tok": __udflow_x}
+
+The UDF's closure variables stay closure variables: the function is made by an outer
+`def __udflow_make(<free variables>)` two lines above. Where the text cannot be edited
+so (a def on one line, an explosion with several returns, a file without the source),
+`call_wrapper` calls the UDF as it is: the analysis follows it as a helper, so its
+reads and writes stay exact and its value runs as Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import linecache
+import types
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from udflow.analysis.source import file_index, find_node
+from udflow.analysis.syntax import always_returns
+
+ROW = "__udflow_row"
+VALUE = "__udflow_v"
+ELEMENT = "__udflow_x"
+MAKE = "__udflow_make"
+CALLEE = "__udflow_fn"
+CONVERT = "__udflow_as"  # what Spark makes of the value: `udflow.spark_results`
+
+
+class NotInlined(Exception):
+    """The UDF's text cannot be edited into a record function (the reason says why)."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the record function does with the UDF's value `v`."""
+
+    kind: str  # "map" | "filter" | "explode"
+    out: str = ""  # the field written (map, explode)
+    convert: Optional[Callable] = None  # the value (an explosion: each element) made its declared type
+
+    def converted(self, text: str) -> str:
+        return f"{CONVERT}({text})" if self.convert is not None else f"({text})"
+
+    def wrap(self, text: str) -> str:
+        if self.kind == "map":
+            return f"{{**{ROW}, {self.out!r}: {self.converted(text)}}}"
+        return self.converted(text)
+
+    def bound(self) -> dict:
+        return {CONVERT: self.convert} if self.convert is not None else {}
+
+    def fallthrough(self) -> str:
+        return self.wrap("None")
+
+    def explode_lines(self, indent: str) -> list[str]:
+        return [f"{indent}if {VALUE} is not None:",
+                f"{indent}    for {ELEMENT} in {VALUE}:",
+                f"{indent}        yield {{**{ROW}, {self.out!r}: {self.converted(ELEMENT)}}}"]
+
+
+def record_function(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
+    """The record function of UDF `fn` over `columns` (one per parameter): inlined where
+    its text allows, else `call_wrapper`."""
+    try:
+        return inlined(fn, columns, shape, tag)
+    except NotInlined:
+        return call_wrapper(fn, columns, shape, tag)
+
+
+# ---------------------------------------------------------------------------
+# The UDF's own text, edited
+# ---------------------------------------------------------------------------
+
+
+def inlined(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
+    code = getattr(fn, "__code__", None)
+    index = file_index(code) if isinstance(fn, types.FunctionType) else None
+    node = find_node(code, index) if index is not None else None
+    if node is None:
+        raise NotInlined("no source")
+    params = [p.arg for p in node.args.posonlyargs + node.args.args]
+    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or len(params) != len(columns):
+        raise NotInlined("its parameters are not one per column")
+    lines = list(index.lines)
+    if isinstance(node, ast.Lambda):
+        text, first, indent = _lambda_text(lines, node, params, columns, shape)
+    else:
+        text, first, indent = _def_text(lines, node, params, columns, shape)
+    name = fn.__name__ if fn.__name__ != "<lambda>" else f"lambda_{node.lineno}"
+    return _compile(fn, text, first, indent, name, f"{code.co_filename} [from_spark {tag}]", shape.bound())
+
+
+def _binding(params, columns) -> str:
+    return "; ".join(f"{p} = {ROW}[{c!r}]" for p, c in zip(params, columns)) or "pass"
+
+
+def _def_text(lines, node: ast.FunctionDef, params, columns, shape: Shape):
+    body = node.body
+    if body[0].lineno == node.lineno:
+        raise NotInlined("a def on one line")
+    indent = " " * body[0].col_offset
+    out = [""] * len(lines)
+    out[node.lineno - 1] = indent + _binding(params, columns)
+    for line in range(body[0].lineno, node.end_lineno + 1):
+        out[line - 1] = lines[line - 1]
+    returns = list(_own_returns(node))
+    if shape.kind == "explode":
+        last = body[-1]
+        if len(returns) != 1 or returns[0] is not last or last.value is None:
+            raise NotInlined("an explosion whose function does not end in its only return")
+        shape = _split_strings(shape, last.value)
+        if never_none(last.value):  # Python's for over it raises where Spark's explode gives no row
+            _splice(out, last.lineno, last.col_offset, len("return"), f"for {ELEMENT} in")
+            _splice(out, last.end_lineno, last.end_col_offset + len(f"for {ELEMENT} in") - len("return"), 0,
+                    f": yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}")
+            return out[: node.end_lineno], node.lineno, indent
+        _splice(out, last.lineno, last.col_offset, len("return"), f"{VALUE} =")
+        return out[: node.end_lineno] + shape.explode_lines(indent), node.lineno, indent
+    for ret in sorted(returns, key=lambda r: (r.lineno, r.col_offset), reverse=True):
+        _rewrite_return(out, ret, shape)
+    tail = [] if always_returns(body) else [indent + "return " + shape.fallthrough()]
+    return out[: node.end_lineno] + tail, node.lineno, indent
+
+
+def _lambda_text(lines, node: ast.Lambda, params, columns, shape: Shape):
+    body = node.body
+    indent = "    "
+    segment = _segment(lines, body)
+    out = [""] * len(lines)
+    head = indent + _binding(params, columns) + "; "
+    shape = _split_strings(shape, body) if shape.kind == "explode" else shape
+    if shape.kind == "explode" and never_none(body):
+        text = head + f"for {ELEMENT} in {segment}: yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}"
+    elif shape.kind == "explode":
+        text = head + f"{VALUE} = ({segment})"
+    else:
+        text = head + "return " + shape.wrap(segment)
+    for i, part in enumerate(text.split("\n")):
+        out[node.lineno - 1 + i] = part
+    last = node.lineno + text.count("\n")
+    tail = shape.explode_lines(indent) if shape.kind == "explode" and not never_none(body) else []
+    return out[:last] + tail, node.lineno, indent
+
+
+def _split_strings(shape: Shape, e: ast.expr) -> Shape:
+    """An explosion of `s.split(...)` declared `array<string>`: its elements are strs already."""
+    from udflow import spark_results
+
+    splits = isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("split", "rsplit")
+    strings = shape.convert in (spark_results.arrow_string, spark_results.pickled_string)
+    return dataclasses.replace(shape, convert=None) if splits and strings else shape
+
+
+def never_none(e: ast.expr) -> bool:
+    """`e` is a list, tuple or the list of a `split`: never None (Python's for over None raises,
+    Spark's explode of a null array gives no row, so only these iterate without a None test)."""
+    if isinstance(e, (ast.List, ast.ListComp, ast.Tuple)):
+        return True
+    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+            and e.func.attr in ("split", "rsplit", "splitlines"))
+
+
+def _segment(lines, e: ast.expr) -> str:
+    """The source text of expression `e` (its lines joined by newlines)."""
+    if e.lineno == e.end_lineno:
+        return lines[e.lineno - 1][e.col_offset:e.end_col_offset]
+    parts = [lines[e.lineno - 1][e.col_offset:]]
+    parts += lines[e.lineno: e.end_lineno - 1]
+    parts.append(lines[e.end_lineno - 1][: e.end_col_offset])
+    return "\n".join(parts)
+
+
+def _own_returns(node):
+    """The `return` statements of `node` itself, not of functions or classes defined in it."""
+    stack = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Return):
+            yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _splice(out: list, line: int, col: int, length: int, text: str) -> None:
+    s = out[line - 1]
+    out[line - 1] = s[:col] + text + s[col + length:]
+
+
+def _rewrite_return(out: list, ret: ast.Return, shape: Shape) -> None:
+    """`return E` -> `return <wrap>(E)`, the end first so the start's columns still hold."""
+    if ret.value is None:
+        _splice(out, ret.lineno, ret.col_offset, len("return"), "return " + shape.fallthrough())
+        return
+    v = ret.value
+    opening = shape.wrap("\0").split("\0")
+    _splice(out, v.end_lineno, v.end_col_offset, 0, opening[1])
+    _splice(out, v.lineno, v.col_offset, 0, opening[0])
+
+
+def _compile(fn, text_lines: list, first: int, indent: str, name: str, filename: str, bound: dict) -> Callable:
+    """Put `def name(ROW):` on the line above `first`, the maker above it, compile, and make
+    the function over `fn`'s globals and closure values."""
+    free = fn.__code__.co_freevars
+    if first < 3:
+        raise NotInlined("the function starts on the file's first lines")
+    inner = indent[:-1] if len(indent) > 1 else None
+    if not inner:
+        raise NotInlined("its body is indented by one column")
+    lines = list(text_lines)
+    lines[first - 3] = f"def {MAKE}({', '.join(free + tuple(bound))}):"
+    lines[first - 2] = f"{inner}def {name}({ROW}):"
+    lines.append(f"{inner}return {name}")
+    values = [cell.cell_contents for cell in fn.__closure__ or ()] + list(bound.values())
+    return _made(lines, filename, name, fn.__globals__, values)
+
+
+def _made(lines: list, filename: str, name: str, globals_: dict, values) -> Callable:
+    text = "\n".join(lines) + "\n"
+    linecache.cache[filename] = (len(text), None, [line + "\n" for line in lines], filename)
+    try:
+        module = compile(text, filename, "exec")
+    except SyntaxError as err:
+        raise NotInlined(f"the edited text does not compile ({err.msg})") from None
+    maker_code = next(c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == MAKE)
+    made = types.FunctionType(maker_code, globals_, MAKE)(*values)
+    # not importable by name: cloudpickle ships it by value, with this code
+    made.__qualname__ = f"{MAKE}.<locals>.{name}"
+    made.__module__ = "__udflow_from_spark__"
+    return made
+
+
+# ---------------------------------------------------------------------------
+# Functions of udflow's own making
+# ---------------------------------------------------------------------------
+
+
+def call_wrapper(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
+    """`def name(row): v = fn(row[c1], ...)` then what `shape` does with `v`: the analysis
+    follows `fn` as a helper where it can (exact reads and writes; its value runs as Python)."""
+    name = getattr(fn, "__name__", "udf")
+    name = name if name.isidentifier() else "udf"
+    args = ", ".join(f"{ROW}[{c!r}]" for c in columns)
+    body = [f"    {VALUE} = {CALLEE}({args})"]
+    if shape.kind == "explode":
+        body += shape.explode_lines("    ")
+    else:
+        body.append(f"    return {shape.wrap(VALUE)}")
+    return _generated(name, ROW, body, tag, {CALLEE: fn, **shape.bound()})
+
+
+def projection(columns: tuple, renames: dict, tag: str) -> Callable:
+    """`{new: r[old], ...}`: the record of the named columns, in order (renamed as `renames`)."""
+    items = ", ".join(f"{renames.get(c, c)!r}: {ROW}[{c!r}]" for c in columns)
+    return _generated("project", ROW, [f"    return {{{items}}}"], tag)
+
+
+def reduce_function(keys: tuple, aggregates: tuple, tag: str) -> Callable:
+    """A Reduce computing Spark's aggregates in Python: `aggregates` are (out, function, field or
+    None); sum/avg/min/max skip None and give None over no value, count(field) counts the
+    non-None values, count(*) the rows."""
+    body = ["    rows = list(rows)", "    first = rows[0]"]
+    items = [f"{k!r}: first[{k!r}]" for k in keys]
+    for i, (out, function, arg) in enumerate(aggregates):
+        if arg is None:
+            items.append(f"{out!r}: len(rows)")
+            continue
+        xs = f"xs{i}"
+        body.append(f"    {xs} = [r[{arg!r}] for r in rows if r[{arg!r}] is not None]")
+        value = {"count": f"len({xs})", "sum": f"sum({xs}) if {xs} else None",
+                 "avg": f"sum({xs}) / len({xs}) if {xs} else None",
+                 "min": f"min({xs}) if {xs} else None", "max": f"max({xs}) if {xs} else None"}[function]
+        items.append(f"{out!r}: {value}")
+    body.append(f"    yield {{{', '.join(items)}}}")
+    return _generated("aggregate", "rows", body, tag)
+
+
+def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict] = None) -> Callable:
+    """`def name(param): <body>` in a file of its own (`udflow-from-spark/<name> [<tag>].py`),
+    made inside a maker so that each name of `bound` is a closure variable holding its value."""
+    bound = bound or {}
+    lines = [f"def {MAKE}({', '.join(bound)}):", f" def {name}({param}):", *body, f" return {name}"]
+    filename = f"udflow-from-spark/{name} [{tag}].py"
+    globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__"}
+    return _made(lines, filename, name, globals_, list(bound.values()))
