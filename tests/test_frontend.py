@@ -59,7 +59,9 @@ def _rows(df_or_rows, columns):
 
 
 def _plain(v):
-    return round(v, 9) if isinstance(v, float) and not math.isnan(v) else v
+    if isinstance(v, float):
+        return "NaN" if math.isnan(v) else round(v, 9)
+    return v
 
 
 def _same_three_ways(df, **options):
@@ -140,14 +142,31 @@ def test_a_non_deterministic_udf_stays_where_it_is_and_explain_says_so(frames):
     assert "stays as written" in optimized.explain()
 
 
-def test_a_native_condition_above_a_udf_keeps_that_part_as_written(frames):
+def test_native_conditions_and_columns_between_udfs_keep_sparks_semantics(frames, spark):
+    """NaN is larger than any number in Spark (a Python comparison says False), null fails a
+    condition (Python would raise): the native steps run as Spark's own expressions."""
+    from pyspark.sql import functions as F
+
+    _, _, u = frames
+    docs = spark.createDataFrame([(1, "a b", 2.0), (2, "c", None), (4, None, float("nan"))],
+                                 "id long, text string, x double")
+    df = (docs.withColumn("y", u["double_it"]("x")).filter(F.col("y") > 1).withColumn("loud", u["shout"]("text"))
+          .select("id", "y", "loud", (F.col("y") * 10).alias("ten"), F.length("loud").alias("n")))
+    opened, _ = _same_three_ways(df)
+    assert not opened.kept
+    labels = [n.label for n in opened.flow.operators]
+    assert "Spark filter (y > CAST(1 AS DOUBLE))" in labels and "Spark columns ten, n" in labels
+    assert {r["id"] for r in df.collect()} == {1, 4}
+
+
+def test_a_udf_inside_a_native_expression_keeps_that_part_as_written(frames):
     from pyspark.sql import functions as F
 
     docs, _, u = frames
-    df = docs.withColumn("y", u["double_it"]("x")).filter(F.col("y") > 1).withColumn("loud", u["shout"]("text"))
+    df = docs.withColumn("n", F.length(u["shout"]("text"))).filter(u["keep"]("x"))
     opened, _ = _same_three_ways(df)
     (kept,) = opened.kept
-    assert "native condition" in kept.reason and "(y > CAST(1 AS DOUBLE))" in kept.reason
+    assert "calls a Python UDF inside a native expression" in kept.reason
 
 
 def test_a_function_without_source_is_called_as_it_is(frames, spark):

@@ -75,6 +75,7 @@ class Native:
     sql: str
     has_udf: bool = False
     jvm: Any = field(default=None, compare=False, repr=False)
+    refs: tuple = ()  # (Attr, ...) the columns it reads
 
     def __str__(self) -> str:
         return self.sql
@@ -340,7 +341,8 @@ class Reader:
             return self.udf(j)
         if kind == "AggregateExpression":
             return self.aggregate(j)
-        return Native(str(j.sql()), has_udf=_has_udf(j), jvm=j)
+        refs = tuple(_attr(a) for a in _seq(j.references().toSeq()))
+        return Native(str(j.sql()), has_udf=_has_udf(j), jvm=j, refs=refs)
 
     def udf(self, j) -> Udf:
         command = j.func().command().toArray(self.jvm.scala.reflect.ClassTag.Byte())

@@ -27,6 +27,7 @@ from typing import Optional, Union
 
 from udflow import spark_results
 from udflow.frontend import catalyst as cat
+from udflow.frontend import native_steps
 from udflow.frontend.synthesize import Shape, projection, record_function, reduce_function
 
 # Spark types whose values a row-at-a-time Python UDF receives as udflow gives them
@@ -127,15 +128,23 @@ class Translation:
     def project(self, node: cat.Project):
         child = node.child
         natives = [o for o in node.outputs if isinstance(o.expr, cat.Native)]
-        if natives:
-            raise NotTranslated(f"the native column {natives[0].name} = {natives[0].expr} is computed beside a "
-                                "Python UDF")
+        nested = [o for o in natives if o.expr.has_udf]
+        if nested:
+            raise NotTranslated(f"the column {nested[0].name} = {nested[0].expr} calls a Python UDF inside a "
+                                "native expression")
         flow = self.flow(child)
         fields = [a.name for a in child.output]
         written, renames = {}, {}
+        if natives:  # computed from the input's columns, before any UDF writes one of them
+            for o in natives:
+                written[o.id] = o.name if o.name not in fields else f"__udflow_{o.id}"
+            flow = flow.apply(native_steps.SPARK_COLUMNS, columns=tuple((written[o.id], o.expr.sql) for o in natives),
+                              types=_types(o.expr for o in natives),
+                              name=_unique(flow, "Spark columns " + ", ".join(o.name for o in natives)))
         for o in node.outputs:
             if isinstance(o.expr, cat.Udf):
-                target = o.name if o.name not in fields and o.name not in written.values() else f"__udflow_{o.id}"
+                taken = o.name in fields or o.name in written.values()
+                target = f"__udflow_{o.id}" if taken else o.name
                 flow = flow.map(self.udf_function(o.expr, Shape("map", target), o.id), name=self._label(flow, o))
                 written[o.id] = target
         columns = []
@@ -157,10 +166,12 @@ class Translation:
         natives = [c for c in node.conjuncts if not isinstance(c, cat.Udf)]
         if any(c.has_udf for c in natives):
             raise NotTranslated(f"the condition {natives[0]} calls a Python UDF inside a native expression")
-        if natives:
-            raise NotTranslated(f"the native condition {natives[0]} sits above a Python UDF")
         flow = self.flow(node.child)
-        for i, c in enumerate(node.conjuncts):
+        if natives:  # Spark's own condition first: cheap, and Spark promises no order between conjuncts
+            condition = " AND ".join(c.sql if len(natives) == 1 else f"({c.sql})" for c in natives)
+            flow = flow.apply(native_steps.SPARK_FILTER, condition=condition, types=_types(natives),
+                              name=_unique(flow, f"Spark filter {_short(condition)}"))
+        for i, c in enumerate(c for c in node.conjuncts if isinstance(c, cat.Udf)):
             flow = flow.filter(self.udf_function(c, Shape("filter"), f"{_tag(node)}.{i}"))
         return flow
 
@@ -246,6 +257,28 @@ def check_udf(udf: cat.Udf, shape: Shape) -> None:
         raise NotTranslated(f"UDF {udf.name} returns {udf.return_type}")
     if shape.kind == "filter" and udf.return_type != "boolean":
         raise NotTranslated(f"UDF {udf.name} filters with a {udf.return_type}")
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _unique(flow, label: str) -> str:
+    taken = {n.label for n in flow.root.walk()}
+    n = 2
+    unique = label
+    while unique in taken:
+        unique, n = f"{label}#{n}", n + 1
+    return unique
+
+
+def _types(natives) -> tuple:
+    """((column, Spark type), ...) of the columns the native expressions read, each once."""
+    seen = {}
+    for n in natives:
+        for a in n.refs:
+            seen.setdefault(a.name, a.type)
+    return tuple(seen.items())
 
 
 def _declared(return_type: str, shape: Shape) -> str:
