@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from udflow.errors import UdflowError
+from udflow.frontend.conditions import atom_of
 
 # PythonUDF eval types whose function is called once per row with plain values
 # (pyspark.util.PythonEvalType: SQL_BATCHED_UDF, SQL_ARROW_BATCHED_UDF)
@@ -76,6 +77,7 @@ class Native:
     has_udf: bool = False
     jvm: Any = field(default=None, compare=False, repr=False)
     refs: tuple = ()  # (Attr, ...) the columns it reads
+    atom: Any = None  # `conditions.Atom`: a condition with an exact Python form
 
     def __str__(self) -> str:
         return self.sql
@@ -342,7 +344,7 @@ class Reader:
         if kind == "AggregateExpression":
             return self.aggregate(j)
         refs = tuple(_attr(a) for a in _seq(j.references().toSeq()))
-        return Native(str(j.sql()), has_udf=_has_udf(j), jvm=j, refs=refs)
+        return Native(str(j.sql()), has_udf=_has_udf(j), jvm=j, refs=refs, atom=atom_of(j, _cls, _attr))
 
     def udf(self, j) -> Udf:
         command = j.func().command().toArray(self.jvm.scala.reflect.ClassTag.Byte())

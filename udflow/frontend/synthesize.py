@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import datetime
 import linecache
 import types
 from dataclasses import dataclass
@@ -277,6 +278,12 @@ def projection(columns: tuple, renames: dict, tag: str) -> Callable:
     return _generated("project", ROW, [f"    return {{{items}}}"], tag)
 
 
+def condition_filter(atoms: tuple, tag: str) -> Callable:
+    """A filter keeping the records where every `conditions.Atom` holds, with Spark's semantics."""
+    test = " and ".join(a.python(ROW) for a in atoms)
+    return _generated("where", ROW, [f"    return {test}"], tag, globals_extra={"date": datetime.date})
+
+
 def reduce_function(keys: tuple, aggregates: tuple, tag: str) -> Callable:
     """A Reduce computing Spark's aggregates in Python: `aggregates` are (out, function, field or
     None); sum/avg/min/max skip None and give None over no value, count(field) counts the
@@ -297,11 +304,12 @@ def reduce_function(keys: tuple, aggregates: tuple, tag: str) -> Callable:
     return _generated("aggregate", "rows", body, tag)
 
 
-def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict] = None) -> Callable:
+def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict] = None,
+               globals_extra: Optional[dict] = None) -> Callable:
     """`def name(param): <body>` in a file of its own (`udflow-from-spark/<name> [<tag>].py`),
     made inside a maker so that each name of `bound` is a closure variable holding its value."""
     bound = bound or {}
     lines = [f"def {MAKE}({', '.join(bound)}):", f" def {name}({param}):", *body, f" return {name}"]
     filename = f"udflow-from-spark/{name} [{tag}].py"
-    globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__"}
+    globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__", **(globals_extra or {})}
     return _made(lines, filename, name, globals_, list(bound.values()))

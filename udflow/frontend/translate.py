@@ -28,7 +28,7 @@ from typing import Optional, Union
 from udflow import spark_results
 from udflow.frontend import catalyst as cat
 from udflow.frontend import native_steps
-from udflow.frontend.synthesize import Shape, projection, record_function, reduce_function
+from udflow.frontend.synthesize import Shape, condition_filter, projection, record_function, reduce_function
 
 # Spark types whose values a row-at-a-time Python UDF receives as udflow gives them
 # (timestamps: Spark hands a UDF the session's local time, udflow UTC or naive)
@@ -167,7 +167,12 @@ class Translation:
         if any(c.has_udf for c in natives):
             raise NotTranslated(f"the condition {natives[0]} calls a Python UDF inside a native expression")
         flow = self.flow(node.child)
-        if natives:  # Spark's own condition first: cheap, and Spark promises no order between conjuncts
+        atoms = [c.atom for c in natives if c.atom is not None]
+        for i, atom in enumerate(atoms):  # first: cheap, and Spark promises no order between conjuncts
+            # one filter per conjunct: each moves on its own
+            flow = flow.filter(condition_filter((atom,), f"{_tag(node)}.{i}"), name=_unique(flow, f"where {atom}"))
+        natives = [c for c in natives if c.atom is None]
+        if natives:
             condition = " AND ".join(c.sql if len(natives) == 1 else f"({c.sql})" for c in natives)
             flow = flow.apply(native_steps.SPARK_FILTER, condition=condition, types=_types(natives),
                               name=_unique(flow, f"Spark filter {_short(condition)}"))
