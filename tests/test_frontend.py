@@ -148,15 +148,29 @@ def test_native_conditions_and_columns_between_udfs_keep_sparks_semantics(frames
     from pyspark.sql import functions as F
 
     _, _, u = frames
-    docs = spark.createDataFrame([(1, "a b", 2.0), (2, "c", None), (4, None, float("nan"))],
+    docs = spark.createDataFrame([(1, "a b", 2.0), (2, "c", None), (4, None, float("nan")), (6, "q", float("nan"))],
                                  "id long, text string, x double")
     df = (docs.withColumn("y", u["double_it"]("x")).filter(F.col("y") > 1).withColumn("loud", u["shout"]("text"))
+          .filter(F.length("loud") > 0)
           .select("id", "y", "loud", (F.col("y") * 10).alias("ten"), F.length("loud").alias("n")))
     opened, _ = _same_three_ways(df)
     assert not opened.kept
     labels = [n.label for n in opened.flow.operators]
-    assert "Spark filter (y > CAST(1 AS DOUBLE))" in labels and "Spark columns ten, n" in labels
-    assert {r["id"] for r in df.collect()} == {1, 4}
+    assert "where y > 1.0" in labels  # a udflow filter: NaN > 1.0 in Spark's order
+    assert "Spark filter (length(loud) > 0)" in labels and "Spark columns ten, n" in labels
+    assert {r["id"] for r in df.collect()} == {1, 6}
+
+
+def test_simple_native_conditions_become_filters_the_rules_move(frames):
+    from pyspark.sql import functions as F
+
+    docs, _, u = frames
+    df = (docs.withColumn("loud", u["shout"]("text"))
+          .filter(F.col("text").isNotNull() & (F.col("id") != 3) & (F.col("x") >= -1.0)))
+    opened, optimized = _same_three_ways(df)
+    labels = [n.label for n in opened.flow.operators]
+    assert {"where text is not None", "where id != 3", "where x >= -1.0"} <= set(labels)
+    assert optimized.chosen.certificates  # a filter that reads no field the UDF writes moves below it
 
 
 def test_a_udf_inside_a_native_expression_keeps_that_part_as_written(frames):
