@@ -1,4 +1,5 @@
-"""Shared fixtures: one SparkSession per test run, TPC-H scale 0.01 generated once."""
+"""Shared fixtures: one SparkSession per test run (and one Spark Connect server when a test asks
+for it), TPC-H scale 0.01 generated once."""
 
 import os
 import pathlib
@@ -32,6 +33,30 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def connect_session(tmp_path_factory):
+    """A remote SparkSession on the test run's one Spark Connect server (`tests/connect_server.py`:
+    local[2], started from the installed pyspark on first use, killed at the end)."""
+    from tests.connect_server import start, stop
+
+    server = start(str(tmp_path_factory.mktemp("connect-server")))
+    try:
+        session = server.session()
+        yield session
+        session.stop()
+    finally:
+        stop(server)
+
+
+@pytest.fixture
+def connect_spark(connect_session, monkeypatch):
+    """The Connect session, in PySpark's Connect mode for the test: PySpark's functions build
+    Connect columns only in that mode, which `SparkSession.builder.remote(...)` turns on for
+    good in a process of its own; here the classic `spark` fixture shares the process."""
+    monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+    return connect_session
 
 
 @pytest.fixture(scope="session")

@@ -111,21 +111,35 @@ def write(
             "or choose another path"
         )
     try:
-        writer = lowering.typed(node, fields).write.format(format).mode(mode)
+        writer = lowering.typed(node, fields).write.format(format).mode(_save_mode(session, mode))
         if format == "csv":
             writer = writer.option("header", "true")
         with translated():
-            writer.save(path)
+            writer.save(_spark_path(session, path))
     except SourceValueError as exc:
-        if not existed:
+        if existed is False:
             _remove(session, path)
         raise located(node, exc) from None
     except BaseException:
-        if not existed:
+        if existed is False:
             _remove(session, path)
         raise
     finally:
         lowering.release()
+
+
+def _save_mode(spark, mode: str) -> str:
+    """Connect's writer knows "errorifexists" and "default" only by their other name, "error"."""
+    from udflow.spark_backend import connect
+
+    return "error" if mode in ("errorifexists", "default") and connect.is_connect(spark) else mode
+
+
+def _spark_path(spark, path: str) -> str:
+    """The path as Spark should write it: a Connect server runs in a folder of its own."""
+    from udflow.spark_backend import connect
+
+    return connect.server_path(spark, path) if connect.is_connect(spark) else path
 
 
 def located(node: Node, error: SourceValueError) -> SourceValueError:
@@ -142,18 +156,29 @@ def located(node: Node, error: SourceValueError) -> SourceValueError:
     return error
 
 
-def _hadoop_path(spark, path: str):
+def _hadoop_path(spark, path: str):  # classic sessions only: the JVM's Hadoop FileSystem
     jvm = spark.sparkContext._jvm
     hpath = jvm.org.apache.hadoop.fs.Path(path)
     return hpath, hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
 
 
-def _exists(spark, path: str) -> bool:
+def _exists(spark, path: str) -> Optional[bool]:
+    """Whether something is at `path`; None where udflow cannot look (a Connect server on
+    another machine: its writer then refuses an existing path in its own words)."""
+    from udflow.spark_backend import connect
+
+    if connect.is_connect(spark):
+        return connect.path_exists(spark, path)
     hpath, fs = _hadoop_path(spark, path)
     return bool(fs.exists(hpath))
 
 
 def _remove(spark, path: str) -> None:
+    from udflow.spark_backend import connect
+
+    if connect.is_connect(spark):
+        connect.remove(spark, path)
+        return
     hpath, fs = _hadoop_path(spark, path)
     if fs.exists(hpath):
         fs.delete(hpath, True)

@@ -18,6 +18,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
 
 from udflow.errors import FlowConstructionError
+from udflow.spark_backend import connect
 from udflow.spark_backend.session import get_session
 
 
@@ -33,7 +34,10 @@ def catalog_table(name: str, table: str) -> DataFrame:
     """`spark.table(table)` on the active session (or udflow's own), its absence a clear error."""
     spark = get_session()
     try:
-        return spark.table(table)
+        df = spark.table(table)
+        if connect.is_connect(df):
+            df.schema  # noqa: B018 - a Connect DataFrame is analysed on the server when first asked
+        return df
     except AnalysisException as exc:
         first = str(exc).strip().splitlines()[0]
         raise FlowConstructionError(f"source {name!r}: cannot read table {table!r}: {first}") from None
@@ -50,7 +54,10 @@ def size_estimate(df: DataFrame) -> tuple[int, int]:
     analysed with `ANALYZE TABLE ... COMPUTE STATISTICS`); for a plan that only
     projects one leaf, from the leaf's row count (a range) or its parquet footers;
     otherwise from the plan's size estimate over its row size (exact for in-memory
-    data; for other files, bytes on disk over row bytes, an underestimate)."""
+    data; for other files, bytes on disk over row bytes, an underestimate). On Spark
+    Connect the same statistics come from the text of `explain(mode="cost")`."""
+    if connect.is_connect(df):
+        return _connect_size_estimate(df)
     plan = df._jdf.queryExecution().optimizedPlan()
     stats = plan.stats()
     size = int(str(stats.sizeInBytes()))
@@ -67,6 +74,25 @@ def size_estimate(df: DataFrame) -> tuple[int, int]:
     return max(1, size // (8 + int(df._jdf.schema().defaultSize()))), size
 
 
+def _connect_size_estimate(df: DataFrame) -> tuple[int, int]:
+    """`size_estimate` from the statistics EXPLAIN COST prints (no JVM handle on Connect): the
+    same rules; bytes as printed, to three digits (`1881.9 KiB`)."""
+    lines = connect.plan_lines(df)
+    rows, size = connect.statistics(lines[0])
+    if rows is not None:
+        return rows, size
+    leaf = connect.projected_leaf(lines)
+    if leaf is not None:
+        leaf_rows, _ = connect.statistics(leaf)
+        if leaf_rows is not None:
+            return leaf_rows, size
+        if connect.operator(leaf) == "Relation" and connect.paths_are_local(df.sparkSession):
+            footers = _parquet_footer_rows(df, None)
+            if footers is not None:
+                return footers, size
+    return max(1, size // (8 + connect.default_size(df.schema))), size
+
+
 def _projected_leaf(plan: Any) -> Any:
     """The leaf under a chain of projections (which keep the row count), else None."""
     while plan.getClass().getSimpleName() == "Project":
@@ -76,8 +102,8 @@ def _projected_leaf(plan: Any) -> Any:
 
 def _parquet_footer_rows(df: DataFrame, leaf: Any) -> Optional[int]:
     """The row count in the parquet footers of the files a file relation reads."""
-    if leaf.getClass().getSimpleName() != "LogicalRelation":
-        return None
+    if leaf is not None and leaf.getClass().getSimpleName() != "LogicalRelation":
+        return None  # (None: the caller knows it is a file relation)
     files = df.inputFiles()
     if not files or not all(f.endswith(".parquet") for f in files):
         return None

@@ -9,6 +9,7 @@ from pyspark.sql.types import DoubleType
 
 from udflow import sources
 from udflow.plan import Source
+from udflow.spark_backend import connect
 from udflow.spark_backend.parquet_schema import inferred_schema
 from udflow.spark_backend.schema import rows_schema
 from udflow.spark_backend.sql import ident
@@ -29,7 +30,7 @@ def read_source(spark: SparkSession, node: Source) -> DataFrame:
     elif node.format == "csv":
         df = _read_csv(spark, node)
     else:
-        df = _read_parquet(spark, node.path)
+        df = _read_parquet(spark, _path(spark, node.path))
     return df.selectExpr(*[f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
 
 
@@ -43,6 +44,8 @@ def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
 def _paths_are_local(spark: SparkSession) -> bool:
     """Whether Spark reads a path without a scheme from the local file system, where udflow
     reads the footers (not so where the default file system is HDFS, say)."""
+    if connect.is_connect(spark):  # no Hadoop configuration here: the server must be this machine
+        return connect.paths_are_local(spark)
     default = spark.sparkContext._jsc.hadoopConfiguration().get("fs.defaultFS") or "file:///"
     return default.startswith("file:")
 
@@ -62,8 +65,13 @@ def _read_csv(spark: SparkSession, node: Source) -> DataFrame:
         .option("escape", '"')
         .option("nanValue", "NaN").option("positiveInf", "Inf").option("negativeInf", "-Inf")
         .option("dateFormat", "yyyy-MM-dd")
-        .csv(node.path)
+        .csv(_path(spark, node.path))
     )
+
+
+def _path(spark: SparkSession, path: str) -> str:
+    """The path as Spark should read it: a Connect server runs in a folder of its own."""
+    return connect.server_path(spark, path) if connect.is_connect(spark) else path
 
 
 CHUNK = 64 * 1024 * 1024

@@ -20,6 +20,8 @@ from typing import Iterator
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
+from udflow.spark_backend.connect import check_mode, is_connect
+
 # The loggers that print a failed task's whole Python traceback (with udflow's encoded
 # failure marker) and "aborting job" at ERROR level before the driver sees the failure.
 TASK_FAILURE_LOGGERS = (
@@ -34,7 +36,7 @@ def get_session(spark: SparkSession | None = None) -> SparkSession:
         return _use_this_python(spark)
     # the active session of this thread, else the one this process already started
     active = SparkSession.getActiveSession() or getattr(SparkSession, "_instantiatedSession", None)
-    if active is not None and active.sparkContext._jsc is not None:
+    if active is not None and (is_connect(active) or active.sparkContext._jsc is not None):
         return _use_this_python(active)
     session = (
         SparkSession.builder.master("local[*]")
@@ -81,7 +83,11 @@ def embedded_shuffle_partitions() -> int:
 def _use_this_python(spark: SparkSession) -> SparkSession:
     """The executors' interpreter as Spark documents it: `spark.pyspark.python`, else
     `PYSPARK_PYTHON`; in local mode with neither, the driver's own (where udflow and
-    pyarrow are installed). PySpark itself reads only the environment variable."""
+    pyarrow are installed). PySpark itself reads only the environment variable. A Connect
+    session's workers run what its server was configured with: nothing to set from here."""
+    if is_connect(spark):
+        check_mode(spark)
+        return spark
     sc = spark.sparkContext
     # the session's conf holds the context's (`getConf()` would copy all of it, ~20 ms per call)
     configured = spark.conf.get("spark.pyspark.python", None)
@@ -93,7 +99,15 @@ def _use_this_python(spark: SparkSession) -> SparkSession:
 
 
 def new_session(master: str, conf: dict[str, str] | None = None, app_name: str = "udflow") -> SparkSession:
-    """A session on any Spark master URL (`local[*]`, `spark://host:7077`, `yarn`, ...)."""
+    """A session on any Spark master URL (`local[*]`, `spark://host:7077`, `yarn`, ...), or on a
+    Spark Connect server (`sc://host:15002`: a remote session; of `conf`, only the SQL
+    settings apply to it, the rest are the server's)."""
+    if master.startswith("sc://"):
+        session = SparkSession.builder.remote(master).getOrCreate()
+        for key, value in (conf or {}).items():
+            if key.startswith("spark.sql."):  # runtime settings; a remote client can set no others
+                session.conf.set(key, value)
+        return _use_this_python(session)
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)

@@ -4,8 +4,10 @@
 
 1. udflow's own code goes to the executors as a zip added with
    `SparkContext.addPyFile`, once per SparkContext (the zip's name carries a
-   hash of its contents). Executors import only `udflow.spark_backend.udf` and
-   what it needs: pyarrow and pyspark, no optimizer dependency.
+   hash of its contents); on Spark Connect, as a session artifact
+   (`addArtifacts(pyfile=True)`) once per session (`connect.prepare`).
+   Executors import only `udflow.spark_backend.udf` and what it needs:
+   pyarrow and pyspark, no optimizer dependency.
 2. The executors' Python is checked once per SparkContext: it must start (the
    interpreter exists and is the driver's Python version, as PySpark requires)
    and have pyarrow of at least the version PySpark needs. A failure is a
@@ -52,6 +54,7 @@ from pyspark.sql import SparkSession
 import udflow
 from udflow.errors import UdflowError
 from udflow.plan import Custom, Node
+from udflow.spark_backend import connect
 
 MIN_PYARROW = (18, 0)  # pyspark.sql.pandas.utils.require_minimum_pyarrow_version
 _OWN_PACKAGES = ("udflow", "pyspark", "py4j")
@@ -66,8 +69,11 @@ def prepare(spark: SparkSession, node: Node, run_jobs: bool = True) -> None:
     `run_jobs=False` checks the executors' Python without a Spark job where it can."""
     for module in user_modules(functions_of(node)):
         cloudpickle.register_pickle_by_value(module)
-    sc = spark.sparkContext
     name, data = udflow_zip()
+    if connect.is_connect(spark):  # no SparkContext: a session artifact, a probe by a query
+        connect.prepare(spark, name, data, run_jobs, _judge, _startup_failure)
+        return
+    sc = spark.sparkContext
     if name not in (sc._python_includes or []):
         path = os.path.join(sc._temp_dir, name)  # removed by Spark when the context stops
         with open(path, "wb") as fh:
