@@ -42,7 +42,7 @@ def open_dataframe(df: Any, *, keys: Optional[Mapping] = None, foreign_keys: Opt
     foreign = {name: dict(fk) for name, fk in (foreign_keys or {}).items()}
     translation = Translation(Reader(spark), keys, foreign)
     root = translation.reader.read(df)
-    flow = translation.flow(root)
+    flow = translation.root(root)
     columns = tuple(df.columns)
     _check_names(flow, keys, foreign)
     flow = _with_origin(flow, tuple(translation.kept), tuple(translation.udfs))

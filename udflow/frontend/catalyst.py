@@ -378,7 +378,7 @@ class Reader:
 def _unpickle(command: bytes, name: str) -> Callable:
     """The function of a PythonUDF's command, as Spark's workers load it: `(func, returnType)`,
     pickled by cloudpickle (a function of `__main__` by value, with the globals it reads)."""
-    import pyspark.cloudpickle  # noqa: F401 - registers what cloudpickle's payload needs
+    import pyspark.cloudpickle  # noqa: F401 - what the payload's functions are rebuilt with
 
     try:
         loaded = pickle.loads(command)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import datetime
+import hashlib
 import linecache
 import types
 from dataclasses import dataclass
@@ -240,6 +241,9 @@ def _compile(fn, text_lines: list, first: int, indent: str, name: str, filename:
 
 def _made(lines: list, filename: str, name: str, globals_: dict, values) -> Callable:
     text = "\n".join(lines) + "\n"
+    # one text per name: `linecache` is how the analysis reads it, so two texts never share a name
+    filename = f"{filename[:-1]} {hashlib.sha1(text.encode()).hexdigest()[:8]}]" if filename.endswith("]") \
+        else f"{filename} [{hashlib.sha1(text.encode()).hexdigest()[:8]}]"
     linecache.cache[filename] = (len(text), None, [line + "\n" for line in lines], filename)
     try:
         module = compile(text, filename, "exec")
@@ -278,6 +282,12 @@ def projection(columns: tuple, renames: dict, tag: str) -> Callable:
     return _generated("project", ROW, [f"    return {{{items}}}"], tag)
 
 
+def copies(renames: dict, tag: str) -> Callable:
+    """`{**r, new: r[old], ...}`: each renamed column copied to its new name."""
+    items = ", ".join(f"{new!r}: {ROW}[{old!r}]" for old, new in renames.items())
+    return _generated("rename", ROW, [f"    return {{**{ROW}, {items}}}"], tag)
+
+
 def condition_filter(atoms: tuple, tag: str) -> Callable:
     """A filter keeping the records where every `conditions.Atom` holds, with Spark's semantics."""
     test = " and ".join(a.python(ROW) for a in atoms)
@@ -310,6 +320,6 @@ def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict
     made inside a maker so that each name of `bound` is a closure variable holding its value."""
     bound = bound or {}
     lines = [f"def {MAKE}({', '.join(bound)}):", f" def {name}({param}):", *body, f" return {name}"]
-    filename = f"udflow-from-spark/{name} [{tag}].py"
+    filename = f"udflow-from-spark/{name} [{tag}]"
     globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__", **(globals_extra or {})}
     return _made(lines, filename, name, globals_, list(bound.values()))

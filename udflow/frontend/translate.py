@@ -23,12 +23,19 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Union
 
 from udflow import spark_results
 from udflow.frontend import catalyst as cat
 from udflow.frontend import native_steps
-from udflow.frontend.synthesize import Shape, condition_filter, projection, record_function, reduce_function
+from udflow.frontend.synthesize import (
+    Shape,
+    condition_filter,
+    copies,
+    projection,
+    record_function,
+    reduce_function,
+)
 
 # Spark types whose values a row-at-a-time Python UDF receives as udflow gives them
 # (timestamps: Spark hands a UDF the session's local time, udflow UTC or naive)
@@ -69,6 +76,7 @@ class Translation:
     keys: dict
     foreign_keys: dict
     names: dict = field(default_factory=dict)  # source name -> count
+    fields: dict = field(default_factory=dict)  # Spark expression id -> the flow field holding it
     kept: list = field(default_factory=list)
     udfs: list = field(default_factory=list)
 
@@ -103,6 +111,7 @@ class Translation:
                 "udflow's records have one field per name: rename one (withColumnRenamed) before from_spark")
         if kept.reason:
             self.kept.append(KeptPart(name, kept.node.title(), kept.reason))
+        self.fields.update({a.id: a.name for a in kept.node.output})
         return udflow.source(name, dataframe=df, key=self.keys.get(name),
                              foreign_keys=self.foreign_keys.get(name))
 
@@ -124,55 +133,71 @@ class Translation:
         return base if n == 1 else f"{base}_{n}"
 
     # -- operators ---------------------------------------------------------------
+    #
+    # `self.fields` maps each Spark attribute (by expression id) to the flow field that holds
+    # it. A rename (`withColumnRenamed`, `select(col.alias(...))`) only maps a new id to the
+    # same field, and a dropped column stays in the records (nothing above reads it; the
+    # final columns are selected when the flow becomes a DataFrame): no projection stands
+    # between operators that could move. A Map copies a field to its Spark name only where
+    # Spark's text must name it (a native expression) and at the root.
+
+    def name(self, a: cat.Attr) -> str:
+        return self.fields.get(a.id, a.name)
+
+    def named(self, flow, attrs, node: cat.Node):
+        """`flow` with each of `attrs` in a field of its own Spark name (a copy where it is not)."""
+        renames = {self.name(a): a.name for a in attrs if self.name(a) != a.name}
+        if not renames:
+            return flow
+        if flow.fields is None or any(new in flow.fields for new in renames.values()):
+            raise NotTranslated("a renamed column's name is still taken by another column")
+        for a in attrs:
+            self.fields[a.id] = a.name
+        return flow.map(copies(renames, f"rename {_tag(node)}"),
+                        name=_unique(flow, "rename " + ", ".join(f"{a} as {b}" for a, b in renames.items())))
 
     def project(self, node: cat.Project):
-        child = node.child
         natives = [o for o in node.outputs if isinstance(o.expr, cat.Native)]
         nested = [o for o in natives if o.expr.has_udf]
         if nested:
             raise NotTranslated(f"the column {nested[0].name} = {nested[0].expr} calls a Python UDF inside a "
                                 "native expression")
-        flow = self.flow(child)
-        fields = [a.name for a in child.output]
-        written, renames = {}, {}
+        flow = self.flow(node.child)
+        carried = set(flow.fields or ())
         if natives:  # computed from the input's columns, before any UDF writes one of them
-            for o in natives:
-                written[o.id] = o.name if o.name not in fields else f"__udflow_{o.id}"
-            flow = flow.apply(native_steps.SPARK_COLUMNS, columns=tuple((written[o.id], o.expr.sql) for o in natives),
+            flow = self.named(flow, [a for o in natives for a in o.expr.refs], node)
+            targets = {o.id: o.name if o.name not in carried else f"__udflow_{o.id}" for o in natives}
+            flow = flow.apply(native_steps.SPARK_COLUMNS, columns=tuple((targets[o.id], o.expr.sql) for o in natives),
                               types=_types(o.expr for o in natives),
                               name=_unique(flow, "Spark columns " + ", ".join(o.name for o in natives)))
+            self.fields.update(targets)
         for o in node.outputs:
             if isinstance(o.expr, cat.Udf):
-                taken = o.name in fields or o.name in written.values()
+                # a field the others still read keeps its value: this one writes a name of its own
+                taken = o.name in _read_by_others(node.outputs, o, self.name) or o.name in self.written(node)
                 target = f"__udflow_{o.id}" if taken else o.name
-                flow = flow.map(self.udf_function(o.expr, Shape("map", target), o.id), name=self._label(flow, o))
-                written[o.id] = target
-        columns = []
-        for o in node.outputs:
-            current = written.get(o.id, o.expr.name if isinstance(o.expr, cat.Attr) else o.name)
-            columns.append(current)
-            if current != o.name:
-                renames[current] = o.name
-        return self.project_to(flow, columns, renames, node)
+                flow = flow.map(self.udf_function(o.expr, Shape("map", target), o.id))
+                self.fields[o.id] = target
+            elif isinstance(o.expr, cat.Attr):
+                self.fields[o.id] = self.name(o.expr)
+        return flow
 
-    def project_to(self, flow, columns: list, renames: dict, node: cat.Node):
-        if len(set(renames.get(c, c) for c in columns)) != len(columns):
-            raise NotTranslated("two output columns have one name")
-        if flow.fields is not None and set(flow.fields) == set(columns) and not renames:
-            return flow
-        return flow.map(projection(tuple(columns), renames, f"project {_tag(node)}"))
+    def written(self, node: cat.Project) -> set:
+        return {self.fields[o.id] for o in node.outputs if o.id in self.fields and not isinstance(o.expr, cat.Attr)}
 
     def filter(self, node: cat.Filter):
         natives = [c for c in node.conjuncts if not isinstance(c, cat.Udf)]
         if any(c.has_udf for c in natives):
             raise NotTranslated(f"the condition {natives[0]} calls a Python UDF inside a native expression")
         flow = self.flow(node.child)
-        atoms = [c.atom for c in natives if c.atom is not None]
-        for i, atom in enumerate(atoms):  # first: cheap, and Spark promises no order between conjuncts
+        atoms = [c for c in natives if c.atom is not None]
+        for i, c in enumerate(atoms):  # first: cheap, and Spark promises no order between conjuncts
             # one filter per conjunct: each moves on its own
+            atom = dataclasses.replace(c.atom, column=self.name(c.refs[0]))
             flow = flow.filter(condition_filter((atom,), f"{_tag(node)}.{i}"), name=_unique(flow, f"where {atom}"))
         natives = [c for c in natives if c.atom is None]
         if natives:
+            flow = self.named(flow, [a for c in natives for a in c.refs], node)
             condition = " AND ".join(c.sql if len(natives) == 1 else f"({c.sql})" for c in natives)
             flow = flow.apply(native_steps.SPARK_FILTER, condition=condition, types=_types(natives),
                               name=_unique(flow, f"Spark filter {_short(condition)}"))
@@ -185,42 +210,67 @@ class Translation:
             raise NotTranslated(f"{node.generator}{' (outer)' if node.outer else ''} is not translated")
         if not isinstance(node.arg, cat.Udf):
             raise NotTranslated(f"explode of {node.arg}, not of a Python UDF")
-        child_fields = [a.name for a in node.child.output]
-        if node.out.name in child_fields:
-            raise NotTranslated(f"the element column {node.out.name} is also a column of the input")
         flow = self.flow(node.child)
+        if node.out.name in (flow.fields or ()):
+            raise NotTranslated(f"the element column {node.out.name} is also a column of the input")
         flow = flow.map(self.udf_function(node.arg, Shape("explode", node.out.name), node.out.id))
-        columns = [a.name for a in node.kept] + [node.out.name]
-        return self.project_to(flow, columns, {}, node)
+        self.fields[node.out.id] = node.out.name
+        return flow
 
     def join(self, node: cat.Join):
         if node.join_type != "Inner" or not node.pairs or node.rest:
             what = node.rest if node.rest else f"a {node.join_type} join" if node.join_type != "Inner" else "no equality"
             raise NotTranslated(f"the join has {what}; udflow translates inner equi-joins")
         left, right = self.flow(node.left), self.flow(node.right)
-        on = (tuple(a.name for a, _ in node.pairs), tuple(b.name for _, b in node.pairs))
+        if left.fields is None or right.fields is None or left.fields & right.fields:
+            left, right = self.only(left, node.left), self.only(right, node.right)
+        on = (tuple(self.name(a) for a, _ in node.pairs), tuple(self.name(b) for _, b in node.pairs))
         try:
             return left.match(right, on=on)
         except Exception as err:  # noqa: BLE001 - a join udflow cannot state stays Spark's
             raise NotTranslated(f"the join cannot be a Match: {err}") from None
 
+    def only(self, flow, node: cat.Node):
+        """`flow` carrying exactly `node`'s columns under their Spark names (a join's side whose
+        left-over fields would collide with the other side's)."""
+        columns = tuple(self.name(a) for a in node.output)
+        renames = {self.name(a): a.name for a in node.output if self.name(a) != a.name}
+        for a in node.output:
+            self.fields[a.id] = a.name
+        if flow.fields is not None and set(flow.fields) == set(columns) and not renames:
+            return flow
+        return flow.map(projection(columns, renames, f"project {_tag(node)}"))
+
     def aggregate(self, node: cat.Aggregate):
         if not node.keys or not all(isinstance(k, cat.Attr) for k in node.keys):
             raise NotTranslated("an aggregate without grouping columns, or grouped by an expression")
-        keys = tuple(k.name for k in node.keys)
-        aggregates, columns = [], []
+        child = self.flow(node.child)
+        keys = tuple(self.name(k) for k in node.keys)
+        aggregates = []
         for o in node.outputs:
             e = o.expr
-            if isinstance(e, cat.Attr) and e.name in keys:
-                columns.append((e.name, o.name))
-            elif isinstance(e, cat.Agg) and not e.distinct and not e.filtered:
-                aggregates.append((o.name, e.function, e.arg.name if e.arg is not None else None))
-                columns.append((o.name, o.name))
-            else:
+            if isinstance(e, cat.Attr) and self.name(e) in keys:
+                continue
+            if not isinstance(e, cat.Agg) or e.distinct or e.filtered:
                 raise NotTranslated(f"the aggregate column {o.name} = {e} is not one of sum, count, avg, min, max")
-        flow = self.flow(node.child).reduce(list(keys), reduce_function(keys, tuple(aggregates), _tag(node)))
-        renames = {a: b for a, b in columns if a != b}
-        return self.project_to(flow, [a for a, _ in columns], renames, node)
+            if o.name in keys:
+                raise NotTranslated(f"the aggregate column {o.name} has a grouping column's name")
+            aggregates.append((o.name, e.function, self.name(e.arg) if e.arg is not None else None))
+        flow = child.reduce(list(keys), reduce_function(keys, tuple(aggregates), _tag(node)))
+        for o in node.outputs:
+            self.fields[o.id] = self.name(o.expr) if isinstance(o.expr, cat.Attr) else o.name
+        return flow
+
+    def root(self, node: cat.Node):
+        """The whole DataFrame's flow, its columns under their Spark names."""
+        flow = self.flow(node)
+        renames = {self.name(a): a.name for a in node.output if self.name(a) != a.name}
+        if not renames:
+            return flow
+        if flow.fields is not None and not any(new in flow.fields for new in renames.values()):
+            return flow.map(copies(renames, "rename root"),
+                            name=_unique(flow, "rename " + ", ".join(f"{a} as {b}" for a, b in renames.items())))
+        return flow.map(projection(tuple(self.name(a) for a in node.output), renames, "project root"))
 
     # -- UDFs ----------------------------------------------------------------------
 
@@ -229,14 +279,10 @@ class Translation:
         regime = "arrow" if udf.eval_type == cat.ARROW_BATCHED else "pickled"
         declared = _declared(udf.return_type, shape)
         shape = dataclasses.replace(shape, convert=spark_results.conversion(regime, declared))
-        columns = tuple(a.name for a in udf.args)
+        columns = tuple(self.name(a) for a in udf.args)
         fn = record_function(udf.fn, columns, shape, f"{udf.name} {tag}")
         self.udfs.append((udf.name, getattr(fn, "__code__", None) and fn.__code__.co_filename))
         return fn
-
-    @staticmethod
-    def _label(flow, out: cat.Out) -> Optional[str]:
-        return None
 
 
 @dataclass(frozen=True)
@@ -255,13 +301,25 @@ def check_udf(udf: cat.Udf, shape: Shape) -> None:
     for a in udf.args:
         if not isinstance(a, cat.Attr):
             raise NotTranslated(f"UDF {udf.name} takes the expression {a}, not a column")
-        if a.type not in PLAIN_TYPES:
+        if a.type not in PLAIN_TYPES and not a.type.startswith("decimal("):
             raise NotTranslated(f"UDF {udf.name} takes column {a.name} of type {a.type}")
     wanted = RESULT_TYPES if shape.kind != "explode" else tuple(f"array<{t}>" for t in RESULT_TYPES)
     if shape.kind != "filter" and udf.return_type not in wanted:
         raise NotTranslated(f"UDF {udf.name} returns {udf.return_type}")
     if shape.kind == "filter" and udf.return_type != "boolean":
         raise NotTranslated(f"UDF {udf.name} filters with a {udf.return_type}")
+
+
+def _read_by_others(outputs: tuple, this: cat.Out, name) -> set:
+    """The fields (`name(attr)`) the projection's other outputs read."""
+    names = set()
+    for o in outputs:
+        if o is this:
+            continue
+        e = o.expr
+        attrs = [e] if isinstance(e, cat.Attr) else [a for a in getattr(e, "args", ()) if isinstance(a, cat.Attr)]
+        names |= {name(a) for a in attrs + list(getattr(e, "refs", ()))}
+    return names
 
 
 def _short(text: str, width: int = 60) -> str:
