@@ -283,3 +283,34 @@ def test_a_pickled_udf_returning_an_int_for_a_double_gives_null_as_spark_does(fr
     df = frames[0].withColumn("n", count("text"))
     _same_three_ways(df)
     assert {r["n"] for r in df.collect()} == {None}
+
+
+# -- uf.suggest ---------------------------------------------------------------------------------
+
+
+def label(x):
+    return "big" if x > 1 else "small"
+
+
+def test_suggest_gives_native_columns_equal_to_the_udfs_and_says_why_not(frames, spark):
+    """Each suggested Column, put in place of its UDF, gives the UDF's values (errors too)."""
+    from pyspark.sql import functions as F
+
+    docs, _, u = frames
+    df = (docs.withColumn("y", u["double_it"]("x")).filter(u["keep"]("y"))
+          .withColumn("loud", u["shout"]("text"))
+          .select("id", "y", "x", F.explode(u["tokens"]("text")).alias("tok")))
+    by_udf = {s.udf: s for s in uf.suggest(df)}
+    assert set(by_udf) == {"double_it", "<lambda>", "shout", "tokens"}
+    assert by_udf["shout"].code is None and "a loop (line" in by_udf["shout"].reason
+    code = {name: eval(s.code.split("  #")[0], {"F": F}) for name, s in by_udf.items() if s.code}
+    assert set(code) == {"double_it", "<lambda>"}
+    assert "higher-order function" in by_udf["tokens"].reason
+    assert _rows(docs.withColumn("y", code["double_it"]), ["id", "y"]) == \
+        _rows(docs.withColumn("y", u["double_it"]("x")), ["id", "y"])
+    with_y = docs.withColumn("y", u["double_it"]("x"))
+    assert _rows(with_y.filter(code["<lambda>"]), ["id"]) == _rows(with_y.filter(u["keep"]("y")), ["id"])
+    # where Python raises, the suggested Column raises Python's words
+    labelled = uf.suggest(docs.withColumn("l", F.udf(label, "string")("x")))[0]
+    with pytest.raises(Exception, match="not supported between instances of 'NoneType' and 'int'"):
+        docs.withColumn("l", eval(labelled.code, {"F": F})).collect()

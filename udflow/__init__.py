@@ -26,6 +26,7 @@ _PUBLIC = {
     "pipeline": "udflow.batch.discovery",
     "from_spark": "udflow.frontend",
     "optimize_dataframe": "udflow.frontend",
+    "suggest": "udflow.frontend",
 }
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "pipeline",
     "from_spark",
     "optimize_dataframe",
+    "suggest",
     "UdflowError",
     "FlowConstructionError",
     "UdfRuntimeError",

@@ -22,7 +22,7 @@ from udflow.errors import closest
 from udflow.frontend.catalyst import FrontendError, Reader
 from udflow.frontend.translate import KeptPart, Opened, Translation
 
-__all__ = ["from_spark", "optimize_dataframe", "FrontendError", "KeptPart"]
+__all__ = ["from_spark", "optimize_dataframe", "suggest", "FrontendError", "KeptPart"]
 
 
 def from_spark(df: Any, *, keys: Optional[Mapping] = None, foreign_keys: Optional[Mapping] = None):
@@ -56,6 +56,14 @@ def optimize_dataframe(df: Any, *, keys: Optional[Mapping] = None, foreign_keys:
 
     opened = open_dataframe(df, keys=keys, foreign_keys=foreign_keys)
     return optimize(opened.flow).best.to_spark(spark=df.sparkSession, fields=list(opened.columns))
+
+
+def suggest(df: Any):
+    """For each Python UDF of `df`, the PySpark Column equal to it, or why none is
+    (`frontend.suggest`); print them, one per line."""
+    from udflow.frontend.suggest import suggest as suggestions
+
+    return suggestions(df)
 
 
 def _classic_session(df: Any):

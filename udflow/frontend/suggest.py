@@ -1,0 +1,121 @@
+"""`uf.suggest(df)`: for each Python UDF of a DataFrame, the PySpark Column equal to it.
+
+Polars warns a user whose `map_elements` has a native equivalent; this is the same for
+PySpark's `F.udf`. Each UDF is opened as `from_spark` opens it, alone over its argument
+columns (an empty DataFrame of their types: no Spark job runs), and lowered by the same
+native lowering that runs it in a flow. Where the whole UDF has a native form, the
+suggestion is that form, as the code a user pastes in place of the UDF call:
+
+    double_it (column y): F.expr("CASE WHEN (x IS NULL) THEN NULL ELSE (x * 2.0D) END")
+
+It is exactly what udflow runs, guards included: where Python raises (`None + 1`),
+the expression raises with Python's message. Where there is none, the reason names the
+construct and its line (`str.upper (line 17)`).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from udflow.frontend import catalyst as cat
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One UDF call: where it is, and the native Column equal to it (`code`), or why none is."""
+
+    udf: str
+    column: str  # the column it computes (a filter: "filter"; an explosion: its element column)
+    code: Optional[str]
+    reason: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.udf} ({self.column})"
+        return f"{where}: {self.code}" if self.code else f"{where}: no native form: {self.reason}"
+
+
+def suggest(df: Any) -> list[Suggestion]:
+    """A `Suggestion` per Python UDF call in `df`'s plan, in plan order (bottom up)."""
+    from udflow.frontend import _classic_session
+
+    spark = _classic_session(df)
+    reader = cat.Reader(spark)
+    calls = []
+    _collect(reader.read(df), calls)
+    return [_suggestion(spark, udf, kind, column) for udf, kind, column in calls]
+
+
+def _collect(node: cat.Node, calls: list) -> None:
+    for child in node.children:
+        _collect(child, calls)
+    if isinstance(node, cat.Project):
+        calls += [(o.expr, "map", o.name) for o in node.outputs if isinstance(o.expr, cat.Udf)]
+    elif isinstance(node, cat.Filter):
+        calls += [(c, "filter", "filter") for c in node.conjuncts if isinstance(c, cat.Udf)]
+    elif isinstance(node, cat.Generate) and isinstance(node.arg, cat.Udf) and node.out is not None:
+        calls.append((node.arg, "explode", node.out.name))
+
+
+def _suggestion(spark, udf: cat.Udf, kind: str, column: str) -> Suggestion:
+    import udflow
+    from udflow.frontend.synthesize import Shape
+    from udflow.frontend.translate import NotTranslated, Translation
+
+    label = f"column {column}" if kind == "map" else ("filter" if kind == "filter" else f"explode into {column}")
+    names = [a.name for a in udf.args if isinstance(a, cat.Attr)]
+    if len(names) != len(udf.args) or len(set(names)) != len(names):
+        return Suggestion(udf.name, label, None, "its arguments are not distinct columns")
+    translation = Translation(cat.Reader(spark), {}, {})
+    try:
+        fn = translation.udf_function(udf, Shape(kind, column if kind != "filter" else ""), "suggest")
+    except NotTranslated as why:
+        return Suggestion(udf.name, label, None, str(why))
+    schema = ", ".join(f"`{a.name}` {a.type}" for a in udf.args)
+    source = udflow.source("input", dataframe=spark.createDataFrame([], schema))
+    flow = source.filter(fn) if kind == "filter" else source.map(fn)
+    step = flow.physical().root
+    if not step.native or step.python_terms:
+        reason = step.reason or "; ".join(f"{t} runs as Python" for t in step.python_terms) or step.how
+        return Suggestion(udf.name, label, None, reason)
+    sql = _plain_errors(_find(flow.to_spark()._jdf.queryExecution().analyzed(), kind, column))
+    if "namedlambdavariable()" in sql:  # Spark writes a lambda's text as no parser reads it back
+        return Suggestion(udf.name, label, None, "its native form has no SQL text Spark reads back "
+                          "(a higher-order function over an array)")
+    note = "  # an explode: use it in select(...)" if kind == "explode" else ""
+    return Suggestion(udf.name, label, f"F.expr({sql!r}){note}")
+
+
+# udflow's native errors carry an encoded message for its own driver to decode; a pasted
+# expression raises Python's words as Spark's plain error instead
+ENCODED_ERROR = re.compile(r"raise_error\(concat\('<<udflow:', '([A-Za-z0-9+/=]+)'.*?':udflow>>', "
+                           r"\(IF\(\(SPARK_PARTITION_ID\(\) < 0\), '\?', ''\)\)\)\)")
+
+
+def _plain_errors(sql: str) -> str:
+    def plain(match) -> str:
+        head = base64.b64decode(match.group(1)).decode()
+        text = head.split(" raised ", 1)[-1].split("\n", 1)[0]
+        return "raise_error('" + text.replace("\\", "\\\\").replace("'", "\\'") + "')"
+
+    return ENCODED_ERROR.sub(plain, sql)
+
+
+def _find(plan, kind: str, column: str) -> str:
+    """The SQL of the filter's condition, the column's expression or the generator, top down."""
+    node = plan
+    while node is not None:
+        name = node.getClass().getSimpleName()
+        if kind == "filter" and name == "Filter":
+            return str(node.condition().sql())
+        if kind == "explode" and name == "Generate":
+            return str(node.generator().sql())
+        if kind == "map" and name == "Project":
+            for e in cat._seq(node.projectList()):
+                if str(e.name()) == column and e.getClass().getSimpleName() == "Alias":
+                    return str(e.child().sql())
+        children = cat._seq(node.children())
+        node = children[0] if children else None
+    raise LookupError(f"no {kind} for {column} in the lowered plan")
