@@ -115,6 +115,60 @@ def hand_pyspark(spark, data_dir: str):
                         .when(F.col("mean_score") < -0.5, "negative").otherwise("neutral")))
 
 
+# ---------------------------------------------------------------------------
+# The same query as a PySpark user writes it with Python UDFs (issue 30)
+# ---------------------------------------------------------------------------
+
+
+LEXICON_SCHEMA = "word string, score bigint"  # lexicon.csv
+
+
+def has_text(text: str) -> bool:
+    return text is not None and len(text.strip()) > 0
+
+
+def tokens(text: str) -> list:
+    """The text's words: lowercased, punctuation stripped, stop words dropped, stemmed."""
+    out = []
+    for raw in text.split():
+        word = raw.strip(PUNCTUATION).lower()
+        if word and word not in STOP_WORDS:
+            out.append(stem(word))
+    return out
+
+
+def mean_score(score: int, words: int) -> float:
+    return score / words
+
+
+def sentiment_label(mean: float) -> str:
+    return "positive" if mean > 0.5 else "negative" if mean < -0.5 else "neutral"
+
+
+def udf_pyspark(spark, data_dir: str, use_arrow=None):
+    """`build_flow(data_dir)` as a PySpark user writes it with `F.udf` for the Python logic (for
+    `udflow.from_spark`); `use_arrow=False` declares plain pickled UDFs (Spark's transpiler only
+    reads those), None leaves it to the session."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, BooleanType, DoubleType, StringType
+
+    def udf(fn, kind):
+        return F.udf(fn, kind, useArrow=use_arrow)
+
+    texts, words = udf(has_text, BooleanType()), udf(tokens, ArrayType(StringType()))
+    mean, label = udf(mean_score, DoubleType()), udf(sentiment_label, StringType())
+    documents = spark.read.parquet(os.path.join(data_dir, "documents.parquet"))
+    # the schema as written, not inferred: no pass over the file
+    lexicon = spark.read.option("header", "true").schema(LEXICON_SCHEMA).csv(os.path.join(data_dir, "lexicon.csv"))
+    found = (documents.filter(texts("text"))
+             .select("doc_id", "source", F.explode(words("text")).alias("token"))
+             .join(lexicon, F.col("token") == F.col("word")))
+    return (found.groupBy("doc_id", "source")
+            .agg(F.count("*").alias("words"), F.sum("score").alias("score"))
+            .withColumn("mean_score", mean("score", "words"))
+            .withColumn("label", label("mean_score")))
+
+
 def duckdb_sql(data_dir: str) -> str:
     """The same query in DuckDB's SQL; `stem` is registered as the Python function `user_stem` (see the test)."""
     documents = os.path.join(data_dir, "documents.parquet")

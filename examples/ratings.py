@@ -121,6 +121,54 @@ def hand_pyspark(spark, data_dir: str, by: str = "movie"):
             .agg(F.count("*").alias("ratings"), F.avg("rating").alias("avg_rating")))
 
 
+# ---------------------------------------------------------------------------
+# The same query as a PySpark user writes it with Python UDFs (issue 30)
+# ---------------------------------------------------------------------------
+
+
+RATINGS_SCHEMA = "user_id bigint, movie_id bigint, rating double, ts bigint"  # ratings.csv
+
+
+def is_valid_rating(rating: float, ts: int) -> bool:
+    """A rating on the 0.5..5 star scale, given since 2000 (an empty rating is withdrawn)."""
+    return rating is not None and 0.5 <= rating <= 5.0 and ts >= SINCE
+
+
+def is_popular(ratings: int) -> bool:
+    """A movie's average is shown from MIN_RATINGS ratings on."""
+    return ratings >= MIN_RATINGS
+
+
+# a movie's genres, one element each: "Comedy|Drama" -> ["Comedy", "Drama"]
+def genre_list(genres: str) -> list:
+    return genres.split("|")
+
+
+def udf_pyspark(spark, data_dir: str, by: str = "movie", use_arrow=None):
+    """`build_flow(data_dir, by)` as a PySpark user writes it with `F.udf` for the Python logic
+    (for `udflow.from_spark`); `use_arrow=False` declares plain pickled UDFs (Spark's transpiler
+    only reads those), None leaves it to the session."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, BooleanType, StringType
+
+    if by not in BY:
+        raise ValueError(f"by must be one of {BY}, not {by!r}")
+    valid = F.udf(is_valid_rating, BooleanType(), useArrow=use_arrow)
+    # the schema as written, not inferred: no pass over the file, and movie_id is a bigint on both sides
+    ratings = spark.read.option("header", "true").schema(RATINGS_SCHEMA).csv(os.path.join(data_dir, "ratings.csv"))
+    movies = spark.read.parquet(os.path.join(data_dir, "movies.parquet")).withColumnRenamed("movie_id", "m_movie_id")
+    joined = ratings.filter(valid("rating", "ts")).join(movies, F.col("movie_id") == F.col("m_movie_id"))
+    if by == "movie":
+        popular = F.udf(is_popular, BooleanType(), useArrow=use_arrow)
+        return (joined.groupBy("movie_id", "title")
+                .agg(F.count("*").alias("ratings"), F.avg("rating").alias("avg_rating"))
+                .filter(popular("ratings")))
+    genres = F.udf(genre_list, ArrayType(StringType()), useArrow=use_arrow)
+    return (joined.select("rating", F.explode(genres("genres")).alias("genre"))
+            .groupBy("genre")
+            .agg(F.count("*").alias("ratings"), F.avg("rating").alias("avg_rating")))
+
+
 def duckdb_sql(data_dir: str, by: str = "movie") -> str:
     """The same query in DuckDB's SQL (an independent oracle for the tests)."""
     ratings = os.path.join(data_dir, "ratings.csv")

@@ -118,6 +118,75 @@ def hand_pyspark(spark, data_dir: str):
                  F.avg("tip").alias("avg_tip")))
 
 
+# ---------------------------------------------------------------------------
+# The same query as a PySpark user writes it with Python UDFs (issue 30)
+# ---------------------------------------------------------------------------
+
+
+ZONES_SCHEMA = "zone_id bigint, borough string, zone string, service_zone string"  # zones.csv
+
+
+def is_complete(fare: float, distance: float, pickup_zone: int, pickup_ts: int, dropoff_ts: int) -> bool:
+    """Fare, distance and pickup zone recorded, both positive, and the dropoff after the pickup."""
+    if fare is None or distance is None or pickup_zone is None:
+        return False
+    return fare > 0 and distance > 0 and dropoff_ts > pickup_ts
+
+
+def parse_minutes(pickup_ts: int, dropoff_ts: int) -> float:
+    """The trip's duration in minutes (times are epoch seconds)."""
+    return (dropoff_ts - pickup_ts) / 60
+
+
+# The None and zero guards below are not dead code: Spark may run a UDF of a later step on a row
+# an earlier UDF filter rejects (it merges the two filters and evaluates their UDFs together).
+def speed_mph(distance: float, minutes: float) -> float:
+    if distance is None or not minutes:
+        return None
+    return distance / (minutes / 60)
+
+
+def fare_per_mile(fare: float, distance: float) -> float:
+    if fare is None or not distance:
+        return None
+    return fare / distance
+
+
+def is_plausible(mph: float, fare_per_mile: float, minutes: float) -> bool:
+    """Speed and fare per mile in a believable range, at most four hours."""
+    if mph is None or fare_per_mile is None:
+        return False
+    return mph <= MAX_MPH and 2.5 <= fare_per_mile <= 50 and minutes <= 240
+
+
+def udf_pyspark(spark, data_dir: str, use_arrow=None):
+    """`build_flow(data_dir)` as a PySpark user writes it with `F.udf` for the Python logic (for
+    `udflow.from_spark`); `use_arrow=False` declares plain pickled UDFs (Spark's transpiler only
+    reads those), None leaves it to the session."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType, DoubleType
+
+    def udf(fn, kind):
+        return F.udf(fn, kind, useArrow=use_arrow)
+
+    complete, plausible = udf(is_complete, BooleanType()), udf(is_plausible, BooleanType())
+    minutes, mph, per_mile = udf(parse_minutes, DoubleType()), udf(speed_mph, DoubleType()), udf(
+        fare_per_mile, DoubleType())
+    trips = spark.read.parquet(os.path.join(data_dir, "trips.parquet"))
+    # the schema as written, not inferred: no pass over the file, and zone_id is a bigint like pickup_zone
+    zones = spark.read.option("header", "true").schema(ZONES_SCHEMA).csv(os.path.join(data_dir, "zones.csv"))
+    measured = (trips.filter(complete("fare", "distance", "pickup_zone", "pickup_ts", "dropoff_ts"))
+                .withColumn("minutes", minutes("pickup_ts", "dropoff_ts"))
+                .withColumn("mph", mph("distance", "minutes"))
+                .withColumn("fare_per_mile", per_mile("fare", "distance"))
+                .filter(plausible("mph", "fare_per_mile", "minutes")))
+    return (measured.join(zones, F.col("pickup_zone") == F.col("zone_id"))
+            .groupBy("zone_id", "borough", "zone")
+            .agg(F.count("*").alias("trips"), F.avg("minutes").alias("avg_minutes"),
+                 F.avg("mph").alias("avg_mph"), F.avg("fare_per_mile").alias("avg_fare_per_mile"),
+                 F.avg("tip").alias("avg_tip")))
+
+
 def duckdb_sql(data_dir: str) -> str:
     """The same query in DuckDB's SQL (an independent oracle for the tests)."""
     trips = os.path.join(data_dir, "trips.parquet")
