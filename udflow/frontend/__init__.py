@@ -37,10 +37,10 @@ def from_spark(df: Any, *, keys: Optional[Mapping] = None, foreign_keys: Optiona
 
 def open_dataframe(df: Any, *, keys: Optional[Mapping] = None, foreign_keys: Optional[Mapping] = None) -> Opened:
     """`from_spark`'s whole answer: the flow, and what stays as written and why."""
-    spark = _classic_session(df)
+    spark = _session(df)
     keys = {name: ([k] if isinstance(k, str) else list(k)) for name, k in (keys or {}).items()}
     foreign = {name: dict(fk) for name, fk in (foreign_keys or {}).items()}
-    translation = Translation(Reader(spark), keys, foreign)
+    translation = Translation(_reader(df, spark), keys, foreign)
     root = translation.reader.read(df)
     flow = translation.root(root)
     columns = tuple(df.columns)
@@ -66,15 +66,32 @@ def suggest(df: Any):
     return suggestions(df)
 
 
-def _classic_session(df: Any):
+def _is_connect(df: Any) -> bool:
+    return type(df).__module__.startswith("pyspark.sql.connect")
+
+
+def _session(df: Any):
     spark = getattr(df, "sparkSession", None)
-    if spark is None or not hasattr(df, "_jdf"):
-        raise FrontendError(
-            f"from_spark takes a PySpark DataFrame of a classic session, got {type(df).__name__}"
-            + (" (a Spark Connect DataFrame: its plan is not read yet)" if spark is not None else ""))
+    if spark is None or not (hasattr(df, "_jdf") or _is_connect(df)):
+        raise FrontendError(f"from_spark takes a PySpark DataFrame, got {type(df).__name__}")
     if df.isStreaming:
         raise FrontendError("from_spark takes a batch DataFrame; this one is streaming")
     return spark
+
+
+def _classic_session(df: Any):
+    if _is_connect(df):
+        raise FrontendError("suggest reads a classic session's plan; this DataFrame is Spark Connect's "
+                            "(from_spark reads both)")
+    return _session(df)
+
+
+def _reader(df: Any, spark):
+    if _is_connect(df):
+        from udflow.frontend.connect_plan import ConnectReader
+
+        return ConnectReader(spark)
+    return Reader(spark)
 
 
 def _check_names(flow, keys: dict, foreign: dict) -> None:

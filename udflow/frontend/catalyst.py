@@ -78,6 +78,7 @@ class Native:
     jvm: Any = field(default=None, compare=False, repr=False)
     refs: tuple = ()  # (Attr, ...) the columns it reads
     atom: Any = None  # `conditions.Atom`: a condition with an exact Python form
+    portable: bool = True  # `sql` is text Spark reads back (not so on Connect: no SQL of a Column)
 
     def __str__(self) -> str:
         return self.sql

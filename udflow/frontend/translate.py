@@ -162,6 +162,7 @@ class Translation:
         if nested:
             raise NotTranslated(f"the column {nested[0].name} = {nested[0].expr} calls a Python UDF inside a "
                                 "native expression")
+        _portable(natives and [o.expr for o in natives])
         flow = self.flow(node.child)
         carried = set(flow.fields or ())
         if natives:  # computed from the input's columns, before any UDF writes one of them
@@ -196,6 +197,7 @@ class Translation:
             atom = dataclasses.replace(c.atom, column=self.name(c.refs[0]))
             flow = flow.filter(condition_filter((atom,), f"{_tag(node)}.{i}"), name=_unique(flow, f"where {atom}"))
         natives = [c for c in natives if c.atom is None]
+        _portable(natives)
         if natives:
             flow = self.named(flow, [a for c in natives for a in c.refs], node)
             condition = " AND ".join(c.sql if len(natives) == 1 else f"({c.sql})" for c in natives)
@@ -308,6 +310,13 @@ def check_udf(udf: cat.Udf, shape: Shape) -> None:
         raise NotTranslated(f"UDF {udf.name} returns {udf.return_type}")
     if shape.kind == "filter" and udf.return_type != "boolean":
         raise NotTranslated(f"UDF {udf.name} filters with a {udf.return_type}")
+
+
+def _portable(natives) -> None:
+    for n in natives or ():
+        if not n.portable:
+            raise NotTranslated(f"the native expression {n.sql} between Python UDFs has no SQL text to re-read "
+                                "(a Spark Connect Column)")
 
 
 def _read_by_others(outputs: tuple, this: cat.Out, name) -> set:
