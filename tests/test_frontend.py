@@ -314,3 +314,29 @@ def test_suggest_gives_native_columns_equal_to_the_udfs_and_says_why_not(frames,
     labelled = uf.suggest(docs.withColumn("l", F.udf(label, "string")("x")))[0]
     with pytest.raises(Exception, match="not supported between instances of 'NoneType' and 'int'"):
         docs.withColumn("l", eval(labelled.code, {"F": F})).collect()
+
+
+def words(s):
+    """The words of s (a docstring, then the explosion: still Spark's split and explode)."""
+    return s.split()
+
+
+def test_an_explode_udf_with_a_docstring_still_explodes_natively(frames):
+    from pyspark.sql import functions as F
+
+    docs, _, _ = frames
+    df = docs.select("id", F.explode(F.udf(words, "array<string>")("text")).alias("w"))
+    step = open_dataframe(df).flow.physical().root
+    assert step.native, step
+
+
+def test_a_join_on_keys_spark_widens_opens(frames, spark):
+    """`CAST(k AS BIGINT) = oid` (an int column joined with a bigint one) is an equi-join on the
+    values: the join, and the UDF below it, open."""
+    from pyspark.sql import functions as F
+
+    _, names, u = frames
+    ints = spark.createDataFrame([(1, 2.0), (3, None), (4, 1.0)], "k int, x double")
+    df = ints.withColumn("y", u["double_it"]("x")).join(names, F.col("k") == F.col("oid"))
+    opened, _ = _same_three_ways(df)
+    assert not opened.kept and [n for n, _ in opened.udfs] == ["double_it"]

@@ -347,7 +347,7 @@ def _explosion_split(fnode, s):
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
     params = [a.arg for a in fnode.args.args] if isinstance(fnode, ast.FunctionDef) else []
-    while body and params and _field_binding(body[0], params[0]):
+    while body and params and (_field_binding(body[0], params[0]) or _docstring(body[0])):
         body = body[1:]
     if body != [s] or not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse:
         return None
@@ -364,6 +364,10 @@ def _explosion_split(fnode, s):
     if isinstance(sep, ast.Constant) and isinstance(sep.value, str) and sep.value:
         return (sep.value,)
     return None
+
+
+def _docstring(s) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
 
 
 def _field_binding(s, record: str) -> bool:

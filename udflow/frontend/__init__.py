@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from udflow.errors import closest
-from udflow.frontend.catalyst import FrontendError, Reader
+from udflow.frontend.catalyst import FrontendError
+from udflow.frontend.sessions import reader_of, session_of
 from udflow.frontend.translate import KeptPart, Opened, Translation
 
 __all__ = ["from_spark", "optimize_dataframe", "suggest", "FrontendError", "KeptPart"]
@@ -37,10 +38,10 @@ def from_spark(df: Any, *, keys: Optional[Mapping] = None, foreign_keys: Optiona
 
 def open_dataframe(df: Any, *, keys: Optional[Mapping] = None, foreign_keys: Optional[Mapping] = None) -> Opened:
     """`from_spark`'s whole answer: the flow, and what stays as written and why."""
-    spark = _session(df)
+    spark = session_of(df)
     keys = {name: ([k] if isinstance(k, str) else list(k)) for name, k in (keys or {}).items()}
     foreign = {name: dict(fk) for name, fk in (foreign_keys or {}).items()}
-    translation = Translation(_reader(df, spark), keys, foreign)
+    translation = Translation(reader_of(df, spark), keys, foreign)
     root = translation.reader.read(df)
     flow = translation.root(root)
     columns = tuple(df.columns)
@@ -64,34 +65,6 @@ def suggest(df: Any):
     from udflow.frontend.suggest import suggest as suggestions
 
     return suggestions(df)
-
-
-def _is_connect(df: Any) -> bool:
-    return type(df).__module__.startswith("pyspark.sql.connect")
-
-
-def _session(df: Any):
-    spark = getattr(df, "sparkSession", None)
-    if spark is None or not (hasattr(df, "_jdf") or _is_connect(df)):
-        raise FrontendError(f"from_spark takes a PySpark DataFrame, got {type(df).__name__}")
-    if df.isStreaming:
-        raise FrontendError("from_spark takes a batch DataFrame; this one is streaming")
-    return spark
-
-
-def _classic_session(df: Any):
-    if _is_connect(df):
-        raise FrontendError("suggest reads a classic session's plan; this DataFrame is Spark Connect's "
-                            "(from_spark reads both)")
-    return _session(df)
-
-
-def _reader(df: Any, spark):
-    if _is_connect(df):
-        from udflow.frontend.connect_plan import ConnectReader
-
-        return ConnectReader(spark)
-    return Reader(spark)
 
 
 def _check_names(flow, keys: dict, foreign: dict) -> None:

@@ -245,6 +245,19 @@ def _attr(j) -> Attr:
     return Attr(str(j.name()), int(j.exprId().id()), _type(j))
 
 
+INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+
+
+def _widened(j):
+    """A join key Spark cast from a narrower integral type (`CAST(movie_id AS BIGINT)`, an int
+    column joined with a bigint one): the column itself, whose values the cast keeps exactly
+    (and udflow compares ints as ints); anything else as it is."""
+    if _cls(j) == "Cast" and _cls(j.child()) == "AttributeReference":
+        if _type(j) in INTEGRAL and _type(j.child()) in INTEGRAL:
+            return j.child()
+    return j
+
+
 def _has_udf(j) -> bool:
     if _cls(j) == "PythonUDF":
         return True
@@ -321,7 +334,7 @@ class Reader:
     def equality(self, j, left_ids) -> Optional[tuple]:
         if _cls(j) != "EqualTo":
             return None
-        a, b = j.left(), j.right()
+        a, b = _widened(j.left()), _widened(j.right())
         if _cls(a) != "AttributeReference" or _cls(b) != "AttributeReference":
             return None
         a, b = _attr(a), _attr(b)

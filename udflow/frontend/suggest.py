@@ -39,9 +39,9 @@ class Suggestion:
 
 def suggest(df: Any) -> list[Suggestion]:
     """A `Suggestion` per Python UDF call in `df`'s plan, in plan order (bottom up)."""
-    from udflow.frontend import _classic_session
+    from udflow.frontend.sessions import classic_session_of
 
-    spark = _classic_session(df)
+    spark = classic_session_of(df)
     reader = cat.Reader(spark)
     calls = []
     _collect(reader.read(df), calls)

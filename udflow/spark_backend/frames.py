@@ -12,6 +12,8 @@ nothing here runs a job over the whole DataFrame.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from typing import Any, Optional
 
 from pyspark.errors import AnalysisException
@@ -121,9 +123,22 @@ def _local(uri: str) -> str:
 
 def head(df: DataFrame, n: int) -> list[dict]:
     """The first `n` records, typed as the Spark engine's `collect` types them (through Arrow).
+    One optimization asks for a DataFrame source's first records three times (statistics,
+    sampling, output samples): the answer is kept for the DataFrame object (`_head`)."""
+    return [dict(r) for r in _head(df, max(HEAD_ROWS, 1 << max(0, n - 1).bit_length()))[:n]]
+
+
+HEAD_ROWS = 2048  # the optimizer asks for 2000 (statistics) and fewer (sampling)
+
+
+@lru_cache(maxsize=32)
+def _head(df: DataFrame, n: int) -> tuple:
+    """`head` of `n` records (at least HEAD_ROWS, a power of two: the optimizer's askings for
+    statistics and for sampling share one), kept per DataFrame object (DataFrames are immutable; a plan over files that
+    change is read again by a new DataFrame).
 
     `limit(n).collect()` reads partitions one after another until it has `n` rows (Spark's
     `executeTake`); `limit(n).toArrow()` would start every partition. The rows go through
     Arrow locally so that timestamps and decimals are what a flow's functions see on Spark."""
     rows = df.limit(n).collect()
-    return df.sparkSession.createDataFrame(rows, df.schema).toArrow().to_pylist()
+    return tuple(df.sparkSession.createDataFrame(rows, df.schema).toArrow().to_pylist())
