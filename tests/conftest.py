@@ -35,10 +35,11 @@ def spark():
     session.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def connect_session(tmp_path_factory):
-    """A remote SparkSession on the test run's one Spark Connect server (`tests/connect_server.py`:
-    local[2], started from the installed pyspark on first use, killed at the end)."""
+    """A remote SparkSession on a Spark Connect server (`tests/connect_server.py`: local[2],
+    started from the installed pyspark), for one module (tests/test_connect.py, the only one):
+    killed when the module ends, so that no idle JVM stands beside the rest of the suite."""
     from tests.connect_server import start, stop
 
     server = start(str(tmp_path_factory.mktemp("connect-server")))

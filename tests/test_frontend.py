@@ -340,3 +340,17 @@ def test_a_join_on_keys_spark_widens_opens(frames, spark):
     df = ints.withColumn("y", u["double_it"]("x")).join(names, F.col("k") == F.col("oid"))
     opened, _ = _same_three_ways(df)
     assert not opened.kept and [n for n, _ in opened.udfs] == ["double_it"]
+
+
+def test_a_part_kept_after_its_inputs_were_opened_lists_only_itself(frames):
+    """`first()` is not translated: the aggregate stays as written with everything below it, and
+    the explanation names that one part, not the parts made below it on the way."""
+    from pyspark.sql import functions as F, types as T
+
+    docs, _, u = frames
+    noisy = F.udf(lambda x: x, T.DoubleType()).asNondeterministic()
+    df = docs.withColumn("y", noisy("x")).groupBy("text").agg(F.first("y").alias("f"))
+    opened = open_dataframe(df)
+    (kept,) = opened.kept
+    assert kept.node == "Aggregate" and "first" in kept.reason and kept.source == "source"
+    assert not opened.udfs

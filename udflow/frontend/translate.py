@@ -94,9 +94,11 @@ class Translation:
                    cat.Join: self.join, cat.Aggregate: self.aggregate}.get(type(node))
         if handler is None:
             return _Kept(node, f"udflow does not translate a {node.title()} with a Python UDF below it")
+        state = (len(self.kept), len(self.udfs), dict(self.names))
         try:
             return handler(node)
-        except NotTranslated as why:
+        except NotTranslated as why:  # the parts made below it are not in the flow: forget them
+            self.kept[state[0]:], self.udfs[state[1]:], self.names = [], [], state[2]
             return _Kept(node, str(why))
 
     def source(self, kept: "_Kept"):
@@ -118,7 +120,7 @@ class Translation:
     def name_of(self, node: cat.Node, df) -> str:
         base = "source"
         try:
-            files = df.inputFiles() if node.kind in ("LogicalRelation", "Relation") else []
+            files = df.inputFiles() if node.kind in ("LogicalRelation", "Relation", "Read", "DataSource") else []
         except Exception:  # noqa: BLE001 - a relation without files: a generic name
             files = []
         stems = {os.path.splitext(os.path.basename(f.rstrip("/")))[0].split("-part")[0] for f in files}
