@@ -1,7 +1,7 @@
 """udflow's own flows on a Spark Connect session (issue 30, item 4): no SparkContext, no JVM.
 
-Each flow runs on a remote session of a real Connect server (`connect_spark`, one server per
-test run: `tests/connect_server.py`) and is compared with the reference interpreter. The
+Each flow runs on a remote session of a real Connect server (`connect_spark`, one server for
+this module: `tests/connect_server.py`) and is compared with the reference interpreter. The
 server's Python workers have neither udflow's checkout nor this module on their path: udflow
 arrives as a session artifact, this module's functions by value (`spark_backend.ship`).
 """
