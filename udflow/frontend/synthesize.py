@@ -239,11 +239,11 @@ def _compile(fn, text_lines: list, first: int, indent: str, name: str, filename:
     return _made(lines, filename, name, fn.__globals__, values)
 
 
-def _made(lines: list, filename: str, name: str, globals_: dict, values) -> Callable:
+def _made(lines: list, label: str, name: str, globals_: dict, values) -> Callable:
+    """Compile `lines` as the file `label` (`<where> [<tag>]`) with its text's hash in the
+    brackets: `linecache` is how the analysis reads it, so two texts never share a name."""
     text = "\n".join(lines) + "\n"
-    # one text per name: `linecache` is how the analysis reads it, so two texts never share a name
-    filename = f"{filename[:-1]} {hashlib.sha1(text.encode()).hexdigest()[:8]}]" if filename.endswith("]") \
-        else f"{filename} [{hashlib.sha1(text.encode()).hexdigest()[:8]}]"
+    filename = f"{label[:-1]} {hashlib.sha1(text.encode()).hexdigest()[:8]}]"
     linecache.cache[filename] = (len(text), None, [line + "\n" for line in lines], filename)
     try:
         module = compile(text, filename, "exec")
