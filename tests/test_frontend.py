@@ -354,3 +354,18 @@ def test_a_part_kept_after_its_inputs_were_opened_lists_only_itself(frames):
     (kept,) = opened.kept
     assert kept.node == "Aggregate" and "first" in kept.reason and kept.source == "source"
     assert not opened.udfs
+
+
+def _halve(batches):
+    for batch in batches:
+        yield batch.assign(x=batch["x"] / 2)
+
+
+def test_a_batch_function_stays_as_written_and_explain_names_it(frames):
+    """`mapInPandas` (a batch function with its declared schema) is not opened: its part runs as
+    the user wrote it, a source of the flow, named in the explanation."""
+    docs, _, u = frames
+    df = docs.withColumn("y", u["double_it"]("x")).mapInPandas(_halve, docs.schema.add("y", "double"))
+    opened, optimized = _same_three_ways(df)
+    (kept,) = opened.kept
+    assert kept.node == "MapInPandas" and "MapInPandas" in optimized.explain()
