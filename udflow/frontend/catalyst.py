@@ -282,9 +282,10 @@ class Reader:
         if kind == "SubqueryAlias":
             return self.node(j.child())
         reader = getattr(self, f"read_{kind.lower()}", None)
-        if reader is not None and self.plan_has_udf(j):
+        has_udf = self.plan_has_udf(j)  # a walk of the subtree over py4j: once per node
+        if reader is not None and has_udf:
             return reader(j, output)
-        return Plan(j, output, kind=kind, udf_below=self.plan_has_udf(j))
+        return Plan(j, output, kind=kind, udf_below=has_udf)
 
     def plan_has_udf(self, j) -> bool:
         if any(_has_udf(e) for e in _seq(j.expressions())):

@@ -56,12 +56,13 @@ class ConnectReader:
         if kind == "SubqueryAlias":
             return self.node(plan._child)
         reader = getattr(self, f"read_{kind.lower()}", None)
-        if reader is not None and _plan_has_udf(plan):
+        has_udf = _plan_has_udf(plan)
+        if reader is not None and has_udf:
             try:
                 return reader(plan)
             except _Unread:  # a node read otherwise than the server reads it stays as written
                 pass
-        return cat.Plan(plan, self.output(plan), kind=kind, udf_below=_plan_has_udf(plan))
+        return cat.Plan(plan, self.output(plan), kind=kind, udf_below=has_udf)
 
     def output(self, plan, keep: Optional[dict] = None) -> tuple:
         """The node's columns from the server: an Attr per column, reusing `keep`'s id by name."""

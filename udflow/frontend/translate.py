@@ -67,7 +67,7 @@ class Opened:
     flow: object
     columns: tuple
     kept: tuple = ()
-    udfs: tuple = ()  # (name, how it was opened) per Python UDF translated
+    udfs: tuple = ()  # (UDF name, the file name of the record function it became) per UDF opened
 
 
 @dataclass
