@@ -55,9 +55,8 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import ARITH, FUNCTIONS, MATH_FUNCTIONS, Arith, Call, Field, Lit, evaluate
-from udflow.helper_calls import HelperCall
-from udflow.tables import TableGet
+from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, Field, evaluate
+from udflow.term_code import python_function
 from udflow.spark_backend.arrow_values import holds_exactly
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, ident
@@ -101,6 +100,9 @@ class PythonCalls:
         self.session = session
         self.columns: dict = {}  # a term -> the column that computes it, once
         self.pending: list[tuple[str, str]] = []  # (column, call) not yet added to a frame
+        # a helper call -> its result family, or the NotNative it gives: the model reads a
+        # term in several places, and typing it runs the helper on the whole sample
+        self.helper_families: dict = {}
 
     def with_calls(self, df: DataFrame) -> DataFrame:
         """`df` with the calls lowered since the last time as columns (`__udflow_py<n>`): Spark
@@ -138,7 +140,14 @@ class PythonCalls:
     def lower_helper(self, low, call) -> Typed:
         """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;
         its result's type is the one it has on the input records sampled on the driver."""
-        result = helper_family(call, low.sample)
+        if call not in self.helper_families:
+            try:
+                self.helper_families[call] = helper_family(call, low.sample)
+            except NotNative as reason:
+                self.helper_families[call] = reason
+        result = self.helper_families[call]
+        if isinstance(result, NotNative):
+            raise result
         return self._term(low, call, result, of_type(call.name, result), nullable=True)
 
     def _term(self, low, term, result: str, check, nullable: bool) -> Typed:
@@ -206,37 +215,14 @@ def of_type(name: str, family: str) -> Callable:
 
 def of_record(term, names: list, check=None) -> Callable:
     """The term computed by Python from the values of the fields `names`, by the operations
-    `expr.evaluate` performs (`compiled`), checked by `check` where given."""
-    run = compiled(term, {n: i for i, n in enumerate(names)})
+    `expr.evaluate` performs (compiled to one function, `term_code`: the UDF runs it on every
+    row), checked by `check` where given."""
+    run = python_function(term, names)
+    if not names:  # its one column is the constant that makes it run once per row (`_term`)
+        return lambda _constant: run() if check is None else check(run())
     if check is None:
-        return lambda *values: run(values)
-    return lambda *values: check(run(values))
-
-
-def compiled(term, position: dict) -> Callable:
-    """`evaluate(term, record)` as nested closures over the record's values by position: the
-    same callables, none of the per-node dispatch (the UDF runs it on every row)."""
-    if isinstance(term, Field):
-        i = position[term.name]
-        return lambda v: v[i]
-    if isinstance(term, Lit):
-        value = term.value
-        return lambda v: value
-    if isinstance(term, (Call, HelperCall)):
-        fn = FUNCTIONS[term.name] if isinstance(term, Call) else term.fn
-        args = [compiled(a, position) for a in term.args]
-        if len(args) == 1:
-            (a,) = args
-            return lambda v: fn(a(v))
-        return lambda v: fn(*[a(v) for a in args])
-    if isinstance(term, Arith):
-        op, left, right = ARITH[term.op], compiled(term.left, position), compiled(term.right, position)
-        return lambda v: op(left(v), right(v))
-    if isinstance(term, TableGet):
-        table, key, default = term.table.python(), compiled(term.key, position), compiled(term.default, position)
-        return lambda v: table.get(key(v), default(v))
-    names = list(position)
-    return lambda v: evaluate(term, dict(zip(names, v)))
+        return run
+    return lambda *values: check(run(*values))
 
 
 def over_arrays(run: Callable, arrow_type) -> Callable:
@@ -246,12 +232,12 @@ def over_arrays(run: Callable, arrow_type) -> Callable:
     pure: running it twice changes nothing), each error kept for its row."""
 
     def udf(*arrays: pa.Array) -> pa.Array:
-        rows = list(zip(*(a.to_pylist() for a in arrays)))
+        columns = [a.to_pylist() for a in arrays]
         try:
-            values = [run(*args) for args in rows]
+            values = list(map(run, *columns))
             column = pa.array(values, arrow_type)
         except Exception:  # noqa: BLE001 - some row raises, or a value does not fit: row by row
-            return _row_by_row(run, rows, arrow_type)
+            return _row_by_row(run, list(zip(*columns)), arrow_type)
         fine = pa.array([True] * len(values), pa.bool_())
         return pa.StructArray.from_arrays([fine, column, pa.nulls(len(values), pa.string())],
                                           names=list(RESULT_FIELDS))

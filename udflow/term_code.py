@@ -1,0 +1,172 @@
+"""Terms as Python code: a term compiled into one plain Python function of the values it reads.
+
+    round(r["qty"] * r["unit_price"] * (1 - COUPONS.get(r["coupon"], 0.0)), 2)
+
+      ->  def term(v0, v1, v2):            # coupon, qty, unit_price
+              return f0(((v1 * v2) * (c0 - t0.get(v0, c1))), c2)
+
+          f0 = round, t0 = {'WELCOME10': 0.1, ...}, c0 = 1, c1 = 0.0, c2 = 2
+
+`expr.evaluate` is the meaning of a term; this is the same meaning at the speed of the
+code a user would have written, for the places that run a term on every row (the Python
+calls inside a native plan, `spark_backend.python_calls`). Each node becomes the Python
+operation `evaluate` performs for it, in the same order:
+
+    Field, Lit            a parameter; a constant bound by name (any value, NaN included)
+    Arith, Cmp, Neg       the infix operator (`operator.add(a, b)` is `a + b`)
+    BoolOp, IfElse, Not   Python's own `and`/`or`, conditional, `not`: the same short circuits
+    Truth, IsNone         `bool(a)`, `a is None`
+    InValues, Item, Tuple `a in (...)`, `a[i]`, `(a, b)`
+    Call, HelperCall      the method or attribute (`s.upper()`, `d.year`), else the callable
+                          `evaluate` calls (`FUNCTIONS[name]`, the user's helper)
+    TableGet              `table.get(key, default)` on the snapshot
+
+Any other node (an aggregate's parts, a node defined elsewhere) is evaluated by `evaluate`
+over a record of the parameters, so every term compiles and none changes meaning.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Sequence
+
+from udflow.expr import (
+    ARITH,
+    COMPARE,
+    FUNCTIONS,
+    Arith,
+    BoolOp,
+    Call,
+    Cmp,
+    Evaluated,
+    Expr,
+    Field,
+    IfElse,
+    InValues,
+    IsNone,
+    Item,
+    Lit,
+    Neg,
+    Not,
+    Truth,
+    Tuple,
+    evaluate,
+)
+from udflow.helper_calls import HelperCall
+from udflow.tables import TableGet
+
+# calls `FUNCTIONS` defines as a method or attribute looked up on the first argument, spelled so
+# (`r.upper()` looks `upper` up on r as `FUNCTIONS["str.upper"]` does: None raises the same
+# AttributeError); `test_term_code` checks each against its `FUNCTIONS` entry
+METHODS = {"str.lower": "lower", "str.upper": "upper", "str.strip": "strip", "str.startswith": "startswith",
+           "str.endswith": "endswith", "date.weekday": "weekday", "date.isoweekday": "isoweekday",
+           "timedelta.total_seconds": "total_seconds"}
+ATTRIBUTES = {"date.year": "year", "date.month": "month", "date.day": "day", "date.hour": "hour",
+              "date.minute": "minute", "date.second": "second", "timedelta.days": "days"}
+INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+         operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+         operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
+         operator.gt: ">", operator.ge: ">="}
+
+
+def python_function(term: Expr, names: Sequence[str]) -> Callable[..., Any]:
+    """`lambda *values: evaluate(term, dict(zip(names, values)))`, as one compiled function.
+    `names`: the fields the term reads, in the order of the function's parameters."""
+    writer = _Writer({name: f"v{i}" for i, name in enumerate(names)}, tuple(names))
+    body = writer.code(term)
+    params = ", ".join(f"v{i}" for i in range(len(names)))
+    source = f"def term({params}):\n    return {body}\n"
+    # a module name, or pickling the function for Spark's workers searches every loaded module
+    # for it (`cloudpickle._whichmodule`); not found there, it is pickled by value
+    namespace = {"__name__": __name__, **writer.bound}
+    exec(compile(source, f"<udflow term {term}>", "exec"), namespace)  # noqa: S102 - our own code
+    return namespace["term"]
+
+
+class _Writer:
+    """Writes a term's Python expression text; the values it cannot spell are bound by name."""
+
+    def __init__(self, params: dict, names: tuple):
+        self.params = params
+        self.names = names
+        self.bound: dict[str, Any] = {}
+
+    def bind(self, prefix: str, value) -> str:
+        name = f"{prefix}{len(self.bound)}"
+        self.bound[name] = value
+        return name
+
+    def code(self, t: Expr) -> str:
+        writer = getattr(self, f"_{type(t).__name__}", None)
+        return writer(t) if writer is not None and type(t).__module__ in _KNOWN_MODULES else self._other(t)
+
+    def _Field(self, t: Field) -> str:
+        return self.params[t.name]
+
+    def _Lit(self, t: Lit) -> str:
+        return self.bind("c", t.value)
+
+    def _Arith(self, t: Arith) -> str:
+        return self._binary(ARITH[t.op], t.left, t.right)
+
+    def _Cmp(self, t: Cmp) -> str:
+        return self._binary(COMPARE[t.op], t.left, t.right)
+
+    def _binary(self, fn, left: Expr, right: Expr) -> str:
+        a, b = self.code(left), self.code(right)
+        if fn in INFIX:
+            return f"({a} {INFIX[fn]} {b})"
+        return f"{self.bind('f', fn)}({a}, {b})"
+
+    def _Neg(self, t: Neg) -> str:
+        return f"(-{self.code(t.operand)})"
+
+    def _Truth(self, t: Truth) -> str:
+        return f"bool({self.code(t.operand)})"
+
+    def _Not(self, t: Not) -> str:
+        return f"(not {self.code(t.operand)})"
+
+    def _BoolOp(self, t: BoolOp) -> str:
+        return "(" + f" {t.op} ".join(self.code(v) for v in t.values) + ")"
+
+    def _IfElse(self, t: IfElse) -> str:
+        return f"({self.code(t.body)} if {self.code(t.test)} else {self.code(t.orelse)})"
+
+    def _IsNone(self, t: IsNone) -> str:
+        return f"({self.code(t.operand)} is {'not ' if t.negated else ''}None)"
+
+    def _Evaluated(self, t: Evaluated) -> str:
+        return f"({self.code(t.operand)}, True)[1]"
+
+    def _InValues(self, t: InValues) -> str:
+        return f"({self.code(t.operand)} {'not in' if t.negated else 'in'} {self.bind('c', t.values)})"
+
+    def _Item(self, t: Item) -> str:
+        return f"{self.code(t.term)}[{t.index}]"
+
+    def _Tuple(self, t: Tuple) -> str:
+        return "(" + "".join(f"{self.code(i)}, " for i in t.items) + ")"
+
+    def _Call(self, t: Call) -> str:
+        args = [self.code(a) for a in t.args]
+        if t.name in METHODS:
+            return f"{args[0]}.{METHODS[t.name]}({', '.join(args[1:])})"
+        if t.name in ATTRIBUTES and len(args) == 1:
+            return f"{args[0]}.{ATTRIBUTES[t.name]}"
+        return f"{self.bind('f', FUNCTIONS[t.name])}({', '.join(args)})"
+
+    def _HelperCall(self, t: HelperCall) -> str:
+        return f"{self.bind('h', t.fn)}({', '.join(self.code(a) for a in t.args)})"
+
+    def _TableGet(self, t: TableGet) -> str:
+        table = self.bind("t", t.table.python())
+        return f"{table}.get({self.code(t.key)}, {self.code(t.default)})"
+
+    def _other(self, t: Expr) -> str:
+        names = self.names
+        run = self.bind("x", lambda *values: evaluate(t, dict(zip(names, values))))
+        return f"{run}({', '.join(self.params[n] for n in names)})"
+
+
+_KNOWN_MODULES = frozenset({"udflow.expr", "udflow.helper_calls", "udflow.tables"})
