@@ -1,4 +1,4 @@
-"""A normal run prints nothing on stderr (issue 31, item 2): no worker-daemon tracebacks
+"""A normal run prints nothing on stderr (issue 31, item 2), and a failing one only its error: no worker-daemon tracebacks
 (`BrokenPipeError` when a sample stops reading a Python function's output), no executor
 ERROR lines, no Spark start-up chatter, no progress bars.
 
@@ -38,16 +38,41 @@ PROGRAM = textwrap.dedent('''
     flow = uf.source("t", rows=rows).map(parse).filter(keep).reduce(["k"], total)
     print(len(flow.collect()))
     print(uf.optimize(flow).best.to_spark().count())
+
+    def bad(r):
+        return {**r, "b": 1 / (r["a"] - 3)}
+
+    try:
+        uf.source("t", rows=[{"a": i} for i in range(5)]).map(bad).collect()
+    except uf.UdflowError as exc:
+        print("CAUGHT", type(exc).__name__, exc)
 ''')
 
 
-@pytest.mark.slow
-def test_a_flow_with_python_functions_on_spark_prints_nothing_on_stderr(tmp_path):
-    script = tmp_path / "job.py"
+@pytest.fixture(scope="module")
+def job(tmp_path_factory):
+    """The program run once, in a fresh process, so that its JVM's stderr is the one observed
+    (the shared session's JVM writes to the stderr the test run started with)."""
+    script = tmp_path_factory.mktemp("quiet") / "job.py"
     script.write_text(PROGRAM)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
-                          cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["50", "50"]
-    noise = [line for line in done.stderr.splitlines() if line.strip() and line.strip() != JVM_NOTICE]
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
+                          cwd=script.parent)
+
+
+@pytest.mark.slow
+def test_a_flow_with_python_functions_on_spark_prints_nothing_on_stderr(job):
+    assert job.returncode == 0, job.stderr
+    assert job.stdout.split()[:2] == ["50", "50"]
+    noise = [line for line in job.stderr.splitlines() if line.strip() and line.strip() != JVM_NOTICE]
     assert not noise, "\n".join(noise[:20])
+
+
+@pytest.mark.slow
+def test_spark_prints_no_executor_error_lines_before_the_udf_runtime_error(job):
+    caught = next((line for line in job.stdout.splitlines() if line.startswith("CAUGHT")), "")
+    assert caught.startswith("CAUGHT UdfRuntimeError Map(bad): bad"), job.stdout + job.stderr[-3000:]
+    line = next(n for n, text in enumerate(PROGRAM.splitlines(), 1) if "1 / (r" in text)
+    assert "ZeroDivisionError" in caught and f"(line {line})" in caught, caught
+    assert " ERROR " not in job.stderr, job.stderr[-3000:]
+    assert "<<udflow:" not in job.stderr and "MarkedFailure" not in job.stderr
+    assert "Traceback" not in job.stderr
