@@ -31,6 +31,8 @@ def read_source(spark: SparkSession, node: Source) -> DataFrame:
         df = _read_csv(spark, node)
     else:
         df = _read_parquet(spark, _path(spark, node.path))
+    if not node.is_dataframe and not node.prefix and list(node.columns) == df.columns:
+        return df  # a fresh read of a file with the source's columns: a projection costs an analysis
     return df.selectExpr(*[f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
 
 
