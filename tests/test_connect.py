@@ -225,3 +225,24 @@ def test_a_native_column_between_udfs_keeps_its_part_as_written_on_connect(remot
     opened = open_dataframe(df)
     assert any("no SQL text to re-read" in k.reason for k in opened.kept), opened.kept
     assert _frontend_rows(uf.optimize_dataframe(df).collect(), df.columns) == _frontend_rows(df.collect(), df.columns)
+
+
+def test_suggest_on_connect_gives_columns_equal_to_the_udfs(remote):
+    """`uf.suggest` on a Connect DataFrame: each suggested Column, evaluated on the server in
+    place of its UDF, gives the UDF's values, and where Python raises it raises Python's words."""
+    from pyspark.sql import functions as F
+
+    docs = remote.createDataFrame(FRONTEND_ROWS, "id long, text string, x double, g string")
+    df = (docs.withColumn("y", F.udf(double_it, "double")("x")).filter(F.udf(lambda y: y > 1, "boolean")("y"))
+          .withColumn("loud", F.udf(shout, "string")("text")))
+    by_udf = {s.udf: s for s in uf.suggest(df)}
+    assert set(by_udf) == {"double_it", "<lambda>", "shout"}
+    assert by_udf["shout"].code is None and by_udf["shout"].reason
+    doubled = eval(by_udf["double_it"].code, {"F": F})
+    with_y = docs.withColumn("y", F.udf(double_it, "double")("x"))
+    assert _frontend_rows(docs.withColumn("y", doubled).collect(), ["id", "y"]) == \
+        _frontend_rows(with_y.collect(), ["id", "y"])
+    kept = with_y.filter(eval(by_udf["<lambda>"].code, {"F": F}))
+    assert not any("<<udflow:" in s.code for s in by_udf.values() if s.code)  # plain raise_error to paste
+    with pytest.raises(Exception, match="not supported between instances of 'NoneType' and 'int'"):
+        kept.collect()  # y is None on row 2: `None > 1` raises in Python, and so does the Column

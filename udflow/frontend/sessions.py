@@ -20,13 +20,6 @@ def session_of(df: Any):
     return spark
 
 
-def classic_session_of(df: Any):
-    if is_connect(df):
-        raise FrontendError("suggest reads a classic session's plan; this DataFrame is Spark Connect's "
-                            "(from_spark reads both)")
-    return session_of(df)
-
-
 def reader_of(df: Any, spark):
     if is_connect(df):
         from udflow.frontend.connect_plan import ConnectReader

@@ -38,14 +38,14 @@ class Suggestion:
 
 
 def suggest(df: Any) -> list[Suggestion]:
-    """A `Suggestion` per Python UDF call in `df`'s plan, in plan order (bottom up)."""
-    from udflow.frontend.sessions import classic_session_of
+    """A `Suggestion` per Python UDF call in `df`'s plan, in plan order (bottom up), on a
+    classic session or a Spark Connect one."""
+    from udflow.frontend.sessions import reader_of, session_of
 
-    spark = classic_session_of(df)
-    reader = cat.Reader(spark)
+    spark = session_of(df)
     calls = []
-    _collect(reader.read(df), calls)
-    return [_suggestion(spark, udf, kind, column) for udf, kind, column in calls]
+    _collect(reader_of(df, spark).read(df), calls)
+    return [_suggestion(spark, reader_of(df, spark), udf, kind, column) for udf, kind, column in calls]
 
 
 def _collect(node: cat.Node, calls: list) -> None:
@@ -59,7 +59,7 @@ def _collect(node: cat.Node, calls: list) -> None:
         calls.append((node.arg, "explode", node.out.name))
 
 
-def _suggestion(spark, udf: cat.Udf, kind: str, column: str) -> Suggestion:
+def _suggestion(spark, reader, udf: cat.Udf, kind: str, column: str) -> Suggestion:
     import udflow
     from udflow.frontend.synthesize import Shape
     from udflow.frontend.translate import NotTranslated, Translation
@@ -68,7 +68,7 @@ def _suggestion(spark, udf: cat.Udf, kind: str, column: str) -> Suggestion:
     names = [a.name for a in udf.args if isinstance(a, cat.Attr)]
     if len(names) != len(udf.args) or len(set(names)) != len(names):
         return Suggestion(udf.name, label, None, "its arguments are not distinct columns")
-    translation = Translation(cat.Reader(spark), {}, {})
+    translation = Translation(reader, {}, {})
     try:
         fn = translation.udf_function(udf, Shape(kind, column if kind != "filter" else ""), "suggest")
     except NotTranslated as why:
@@ -80,7 +80,11 @@ def _suggestion(spark, udf: cat.Udf, kind: str, column: str) -> Suggestion:
     if not step.native or step.python_terms:
         reason = step.reason or "; ".join(f"{t} runs as Python" for t in step.python_terms) or step.how
         return Suggestion(udf.name, label, None, reason)
-    sql = _plain_errors(_find(flow.to_spark()._jdf.queryExecution().analyzed(), kind, column))
+    lowered = flow.to_spark()
+    if hasattr(lowered, "_jdf"):
+        sql = _plain_errors(_find(lowered._jdf.queryExecution().analyzed(), kind, column))
+    else:  # a Connect DataFrame: the client holds udflow's own SQL text, which Spark parsed
+        sql = _plain_errors(_find_text(lowered._plan, kind, column))
     if "namedlambdavariable()" in sql:  # Spark writes a lambda's text as no parser reads it back
         return Suggestion(udf.name, label, None, "its native form has no SQL text Spark reads back "
                           "(a higher-order function over an array)")
@@ -90,8 +94,11 @@ def _suggestion(spark, udf: cat.Udf, kind: str, column: str) -> Suggestion:
 
 # udflow's native errors carry an encoded message for its own driver to decode; a pasted
 # expression raises Python's words as Spark's plain error instead
+# (as Catalyst prints it back on a classic session, or as udflow wrote it, `NativeLowering._raise`,
+# where a Connect client holds the text)
 ENCODED_ERROR = re.compile(r"raise_error\(concat\('<<udflow:', '([A-Za-z0-9+/=]+)'.*?':udflow>>', "
-                           r"\(IF\(\(SPARK_PARTITION_ID\(\) < 0\), '\?', ''\)\)\)\)")
+                           r"(?:\(IF\(\(SPARK_PARTITION_ID\(\) < 0\), '\?', ''\)\)\)\)"
+                           r"|IF\(spark_partition_id\(\) < 0, '\?', ''\)\)\)|''\)\))")
 
 
 def _plain_errors(sql: str) -> str:
@@ -119,3 +126,31 @@ def _find(plan, kind: str, column: str) -> str:
         children = cat._seq(node.children())
         node = children[0] if children else None
     raise LookupError(f"no {kind} for {column} in the lowered plan")
+
+
+def _find_text(plan, kind: str, column: str) -> str:
+    """`_find` on a Connect client's plan: the text of the filter's condition, or of the
+    projection that names the column (`<sql> AS `column``), top down."""
+    from udflow.spark_backend.sql import ident
+
+    suffix = f" AS {ident(column)}"
+    node = plan
+    while node is not None:
+        name = type(node).__name__
+        if kind == "filter" and name == "Filter":
+            return _text_of(node.filter)
+        if kind != "filter" and name == "Project":
+            for c in node._columns:
+                text = _text_of(c)
+                if text.endswith(suffix) and text != ident(column) + suffix:
+                    return text[: -len(suffix)]
+        node = getattr(node, "_child", None)
+    raise LookupError(f"no {kind} for {column} in the lowered plan")
+
+
+def _text_of(column) -> str:
+    expr = getattr(column, "_expr", column)
+    text = getattr(expr, "_expr", None)
+    if not isinstance(text, str):
+        raise LookupError(f"not SQL text: {expr!r}")
+    return text
