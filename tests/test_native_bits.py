@@ -147,7 +147,17 @@ def float_over(r):
     return {**r, "x": r["f"] / r["c"]}
 
 
+def or_raising_right(r):
+    return {**r, "x": (r["a"] >= False) | (1 > r["c"])}  # Python computes both sides of |
+
+
+def and_raising_right(r):
+    return {**r, "x": (r["a"] < 0) & (1 > r["c"])}
+
+
 ERRORS = [  # (function, a, n, b, c, f): Python's error, natively in the same words
+    (or_raising_right, 7, 1, True, None, 0.5),  # the left side decides OR, not Python's |
+    (and_raising_right, 7, 1, True, None, 0.5),  # ... nor AND, for &
     (and_, None, 3, True, True, 0.5),
     (inverted, None, 3, True, True, 0.5),
     (left, 1, -1, True, True, 0.5),

@@ -8,7 +8,9 @@ form raises, as every int operation does (`int overflow past 64 bits`). The trap
     ------------------------------------   -----------------------------------------------
     None operand                           raise_error (TypeError, Python's words)
     float, Decimal, str, date operand      NotNative (Python raises TypeError on every row)
-    & | ^ of two bools is a bool           AND, OR, != (Spark's & wants integral types)
+    & | ^ of two bools is a bool           & | on the bools as 0 and 1, then = 1; != for ^
+    both operands computed (no short       (SQL's AND and OR skip a right side that would
+    circuit: True | (1 > None) raises)     raise; Spark's bitwise ops compute both)
     & | ^ ~ on longs                       exact: never outside 64 bits (~x is -x - 1)
     negative shift count                   raise_error (ValueError: negative shift count),
                                            after the None guard, as Python checks types first
@@ -44,7 +46,10 @@ def bits(low, t: Bits) -> Typed:
         raise NotNative(f"{t.op} on {left.family} and {right.family} (Python: ints and bools only)")
     guards = low.none_guard(f"'{t.op}'", left, right, run=BITS[t.op])
     if t.op not in SHIFTS and left.family == right.family == "bool":  # True & False is False
-        value = {"&": "({} AND {})", "|": "({} OR {})", "^": "({} != {})"}[t.op].format(left.sql, right.sql)
+        # Python computes both operands of `|` and `&` (`True | (1 > None)` raises); SQL's OR and
+        # AND stop at a deciding left side, so the bools meet as 0 and 1 in Spark's bitwise ops
+        value = {"&": "((CAST({} AS INT) & CAST({} AS INT)) = 1)", "|": "((CAST({} AS INT) | CAST({} AS INT)) = 1)",
+                 "^": "({} != {})"}[t.op].format(left.sql, right.sql)
         return Typed(low.guarded(guards, value), "bool", False)
     x, n = as_number(left), as_number(right)
     if t.op not in SHIFTS:
