@@ -72,10 +72,9 @@ INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.trued
 def python_function(term: Expr, names: Sequence[str]) -> Callable[..., Any]:
     """`lambda *values: evaluate(term, dict(zip(names, values)))`, as one compiled function.
     `names`: the fields the term reads, in the order of the function's parameters."""
-    writer = _Writer({name: f"v{i}" for i, name in enumerate(names)}, tuple(names))
+    writer = _Writer(tuple(names))
     body = writer.code(term)
-    params = ", ".join(f"v{i}" for i in range(len(names)))
-    source = f"def term({params}):\n    return {body}\n"
+    source = f"def term({', '.join(writer.params.values())}):\n    return {body}\n"
     # a module name, or pickling the function for Spark's workers searches every loaded module
     # for it (`cloudpickle._whichmodule`); not found there, it is pickled by value
     namespace = {"__name__": __name__, **writer.bound}
@@ -86,9 +85,9 @@ def python_function(term: Expr, names: Sequence[str]) -> Callable[..., Any]:
 class _Writer:
     """Writes a term's Python expression text; the values it cannot spell are bound by name."""
 
-    def __init__(self, params: dict, names: tuple):
-        self.params = params
+    def __init__(self, names: tuple):
         self.names = names
+        self.params = {name: f"v{i}" for i, name in enumerate(names)}  # a field -> its parameter
         self.bound: dict[str, Any] = {}
 
     def bind(self, prefix: str, value) -> str:
