@@ -100,6 +100,9 @@ class NativeLowering:
         # message does not keep Spark from pruning the other columns (default: all)
         self.shown = [n for n in self.fields if shown is None or n in shown]
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
+        # terms every row reaching the term being lowered has computed without raising
+        # (`nullness.computed_by`): reading one again needs no check of its errors
+        self.computed: frozenset = frozenset()
         # column -> [(condition, message)]: reading the column raises where a condition holds
         # (an aggregate's own errors, raised where the model uses it: native_groups)
         self.checked = dict(checked or {})
@@ -124,23 +127,25 @@ class NativeLowering:
         return typed, self.guards_made > before
 
     @contextmanager
-    def assuming(self, nonnull: frozenset) -> Iterator[None]:
-        """Lower knowing `nonnull` fields are not None (an earlier condition proves it)."""
-        before = self.nonnull
-        self.nonnull = before | nonnull
+    def assuming(self, nonnull: frozenset, computed: frozenset = frozenset()) -> Iterator[None]:
+        """Lower knowing `nonnull` fields are not None and the `computed` terms were computed
+        without raising (an earlier condition proves it)."""
+        before = self.nonnull, self.computed
+        self.nonnull, self.computed = before[0] | nonnull, before[1] | computed
         try:
             yield
         finally:
-            self.nonnull = before
+            self.nonnull, self.computed = before
 
     def _in_order(self, values: tuple, op: str, lower) -> list:
         """Each operand of `and`/`or` lowered knowing what reaching it proves: the earlier
         operands were truthy (`and`) or falsy (`or`)."""
-        out, known = [], frozenset()
+        out, known, computed = [], frozenset(), frozenset()
         for value in values:
-            with self.assuming(known):
+            with self.assuming(known, computed):
                 out.append(lower(value))
             known |= nullness.when_true(value) if op == "and" else nullness.when_false(value)
+            computed |= nullness.computed_by(value)  # reaching the next operand, this one was computed
         return out
 
     def predicate(self, term: Expr) -> str:
@@ -379,9 +384,9 @@ class NativeLowering:
 
     def _IfElse(self, t) -> Typed:
         test = self.lower(t.test)
-        with self.assuming(nullness.when_true(t.test)):
+        with self.assuming(nullness.when_true(t.test), nullness.computed_by(t.test)):
             body = self.lower(t.body)
-        with self.assuming(nullness.when_false(t.test)):
+        with self.assuming(nullness.when_false(t.test), nullness.computed_by(t.test)):
             orelse = self.lower(t.orelse)
         family = one_family([body, orelse], "a conditional whose branches are")
         text = case([(self.truth(test), body.sql)], orelse.sql)

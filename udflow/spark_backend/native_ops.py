@@ -118,7 +118,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     if set(hidden.values()) & set(kept.columns):  # a user's column of that name: keep the terms whole
         return None
     lowering.line = only.line
-    with lowering.assuming(nullness.when_true(only.guard)):
+    with lowering.assuming(nullness.when_true(only.guard), nullness.computed_by(only.guard)):
         lowered = {name: lowering.lower_raising(terms[name]) for name in below}
     frame = with_calls(kept, lowering).selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
@@ -131,7 +131,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     raising = [n for n, (_, raises) in lowered.items() if raises]
     reads = {terms[n]: Field(hidden[n]) for n in below if not isinstance(terms[n], (Field, Lit))}
     upper.line = only.line
-    with upper.assuming(nullness.when_true(only.guard)):
+    with upper.assuming(nullness.when_true(only.guard), nullness.computed_by(only.guard)):
         for name in above:
             t, raises = upper.lower_raising(transform(terms[name], lambda x: reads.get(x, x)))
             typed[name] = (t.sql, t.nullable)
@@ -205,7 +205,7 @@ def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached
     typed = []
     for k, c in emitting:
         lowering.line = c.line
-        with lowering.assuming(reached[k] | nullness.when_true(c.guard)):
+        with lowering.assuming(reached[k] | nullness.when_true(c.guard), nullness.computed_by(c.guard)):
             typed.append((k, c, lowering.lower(dict(c.emit.fields)[name])))
     families = {t.family for _, _, t in typed} - {"none"}
     if len(families) > 1:

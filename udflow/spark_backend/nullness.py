@@ -20,11 +20,18 @@ proves of a field `f`:
 
 from __future__ import annotations
 
-from udflow.expr import BoolOp, Cmp, Expr, Field, IsNone, Lit, Not, Truth
+from udflow.bits import Bits, Invert
+from udflow.expr import (Arith, BoolOp, Call, Cmp, Contains, Evaluated, Expr, Field, IfElse, InValues, IsNone, Item,
+                         Lit, Neg, Not, Slice, Truth, Tuple)
+from udflow.helper_calls import HelperCall
+from udflow.tables import InTable, TableGet, TableItem
 from udflow.fields import properties_of
 from udflow.plan import Node, Source
 
 ORDERINGS = ("<", "<=", ">", ">=")
+# the forms Python computes whole: every part before the operation itself
+EAGER = (Arith, Neg, Cmp, Truth, Not, IsNone, InValues, Contains, Slice, Call, HelperCall, Evaluated, Tuple, Item,
+         TableGet, TableItem, InTable, Bits, Invert)
 
 
 def when_true(term: Expr) -> frozenset:
@@ -61,6 +68,23 @@ def when_false(term: Expr) -> frozenset:
         parts = [when_false(v) for v in term.values]
         return frozenset().union(*parts) if term.op == "or" else frozenset.intersection(*parts)
     return frozenset()
+
+
+def computed_by(term: Expr) -> frozenset:
+    """The terms Python has computed, without raising, wherever `term` was computed without
+    raising: the term and the parts it always evaluates (both operands of a comparison or
+    an arithmetic operator, a call's arguments), but of `and`/`or` only the first operand
+    and of a conditional only its test. A later read of one of them cannot raise.
+
+    Only the forms listed here are looked into: a new form is, to this function, computed
+    as a whole and nothing inside it (a part it might skip is never taken as computed)."""
+    if isinstance(term, (BoolOp, IfElse)):
+        parts = term.values[:1] if isinstance(term, BoolOp) else (term.test,)
+    elif isinstance(term, EAGER):
+        parts = term.children()
+    else:
+        return frozenset() if isinstance(term, (Field, Lit)) else frozenset({term})
+    return frozenset({term}).union(*[computed_by(p) for p in parts])
 
 
 def _field_of(term: Expr) -> frozenset:

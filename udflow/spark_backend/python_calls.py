@@ -167,6 +167,8 @@ class PythonCalls:
             inputs = ", ".join(ident(n) for n in names) or "TRUE"
             self.pending.append((column, f"{function}({inputs})"))
         c = ident(column)
+        if term in low.computed:  # every row here computed it without raising: its value is all
+            return Typed(f"{c}.value", result, nullable)
         first = [(f"((hash({low.lower(Field(n)).sql}) & 0) = 1)", "NULL") for n in names if low.checked.get(n)]
         value = case(first + [(f"(NOT {c}.ok)", low.raised(f"{c}.error"))], f"{c}.value")
         return Typed(value, result, nullable)
