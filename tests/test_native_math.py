@@ -87,3 +87,97 @@ def test_a_negative_root_raises_pythons_value_error_on_spark(spark):
     flow = uf.source("t", rows=[{"area": -4.0, "price": 1.0, "delta": 1.0}]).map(rooted)
     with pytest.raises(uf.UdfRuntimeError, match="raised ValueError: math domain error"):
         flow.collect(spark=spark)
+
+
+# -- the last-bit contract: math.log, math.log10, math.exp as a written field's value -------
+
+CONTRACT = ("math.log", "math.log10", "math.exp")
+SPREAD = [x * 10.0**e for x in (1.0, 1.37, 2.718281828459045, 9.99) for e in range(-300, 301, 37)] + \
+    [0.5, 1.0 - 2**-53, 1.0 + 2**-52, 709.782712893384, 709.79, -745.2, -746.0, 1e-320]
+
+
+def ulps_apart(a: float, b: float) -> int:
+    import struct
+
+    ia, ib = (struct.unpack("<q", struct.pack("<d", v))[0] for v in (a, b))
+    return abs(ia - ib)
+
+
+@pytest.mark.parametrize("family", ["float", "int", "bool"])
+@pytest.mark.parametrize("name", CONTRACT)
+def test_a_contract_call_at_a_fields_value_is_within_its_ulps_and_raises_pythons_errors(frames, spark, name, family):
+    """Where the call is a written field's value it runs natively: within `CONTRACT_ULPS` of
+    Python's value (Java's fdlibm against the C library), NaN and infinities as Python's, and
+    Python's errors in Python's words (x <= 0 for the logarithms, a result past 1.8e308 for exp)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+
+    from tests.test_native_differential import native_error
+    from udflow.spark_backend.native import NativeLowering
+    from udflow.spark_backend.native_math import CONTRACT_ULPS
+
+    values, frame = frames[family]
+    if family == "float":
+        values = values + SPREAD
+        schema = StructType([StructField("id", LongType(), False), StructField("x", DoubleType(), True)])
+        frame = spark.createDataFrame(list(enumerate(values)), schema)
+    lowering = NativeLowering(frame.schema, "m (t.py:1)")
+    term = Call(name, (Field("x"),))
+    column = F.expr(lowering.value(term, (term,))[0].sql)
+    assert "__udflow_term_" not in str(column)  # native, no Python call
+    expected = {i: outcome(name, v) for i, v in enumerate(values)}
+    fine = [i for i, (kind, _) in expected.items() if kind == "value"]
+    got = {r["id"]: r["y"] for r in frame.where(F.col("id").isin(fine)).select("id", column.alias("y")).collect()}
+    for i in fine:
+        want = expected[i][1]
+        if math.isnan(want) or math.isinf(want) or want == 0.0:
+            assert same(want, got[i]), (name, values[i], want, got[i])
+        else:
+            assert ulps_apart(want, got[i]) <= CONTRACT_ULPS, (name, values[i], want, got[i])
+    raising = {text: i for i, (kind, text) in reversed(expected.items()) if kind == "raises"}
+    assert raising or family == "bool" and name == "math.exp"
+    for text, i in raising.items():
+        assert text in native_error(frame, column, i), (name, values[i], text)
+
+
+def logged(r):
+    return {**r, "lg": math.log10(r["x"]), "grown": math.exp(r["y"]) if r["y"] < 700 else None}
+
+
+def logged_and_compared(r):
+    return {**r, "lg": math.log10(r["x"]), "big": math.log10(r["x"]) > 1}
+
+
+def logged_then_tested(r):
+    lg = math.log10(r["x"])
+    if lg > 1:
+        yield {**r, "lg": lg}
+
+
+def log_in_a_comparison(r):
+    return {**r, "big": math.log(r["x"]) > 2}
+
+
+@pytest.mark.parametrize("fn, python_for", [
+    (logged, None),
+    (logged_and_compared, "math.log10"),  # the same call in a decision: Python for both
+    (logged_then_tested, "math.log10"),
+    (log_in_a_comparison, "math.log"),
+])
+def test_only_a_fields_value_takes_the_contract_and_explain_says_which(spark, fn, python_for):
+    """A decision of the function (a comparison, a guard) never reads the contract's last bits:
+    a call that recurs there runs as Python everywhere, exactly; explain says which."""
+    from tests.test_native_differential import same as same_value
+
+    rows = [{"x": 1.37 * i + 0.5, "y": i / 7} for i in range(120)]
+    flow = uf.source("t", rows=rows).map(fn)
+    described = flow.physical().root.describe()
+    assert described == "native" if python_for is None else described.startswith(f"native, with Python for {python_for}")
+    got = sorted(flow.collect(spark=spark), key=lambda r: r["x"])
+    expected = sorted(flow.collect(engine="reference"), key=lambda r: r["x"])
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert a.keys() == b.keys()
+        exact = [f for f in a if f not in ("lg", "grown") or python_for is not None]
+        assert all(same_value(b[f], a[f]) for f in exact), (a, b)
+        assert all(b[f] is None and a[f] is None or ulps_apart(a[f], b[f]) <= 3 for f in a if f not in exact)

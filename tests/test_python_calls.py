@@ -43,13 +43,13 @@ def rounded_total(rows):
 
 
 def measured(r):
-    return {**r, "root": math.sqrt(r["x"]) if r["x"] >= 0 else None, "lg": math.log10(abs(r["x"]) + 1),
+    return {**r, "root": math.sqrt(r["x"]) if r["x"] >= 0 else None, "lg": 2 * math.log10(abs(r["x"]) + 1),
             "fl": math.floor(r["x"]), "ce": math.ceil(r["n"] / 3), "based": math.log(r["n"] + 10, 2)}
 
 
 def logged_total(rows):
     rows = list(rows)
-    yield {"k": rows[0]["k"], "lg": math.log10(sum(r["n"] for r in rows) + 100)}
+    yield {"k": rows[0]["k"], "lg": 2 * math.log10(sum(r["n"] for r in rows) + 100)}  # not a field's whole value
 
 
 def out_of_domain(r):

@@ -266,6 +266,11 @@ def case_terms(model):
                 yield case.line, term
 
 
+def case_terms_of(case: Case) -> tuple:
+    """A case's guard and the terms of the fields it writes."""
+    return (case.guard,) + (tuple(term for _, term in case.emit.fields) if isinstance(case.emit, Emit) else ())
+
+
 def fields_read(model) -> frozenset:
     """The input fields the model's terms read (for a Reduce: inside its aggregates and rows[0])."""
     return frozenset(t.name for _, term in case_terms(model) for t in term.walk() if isinstance(t, (Field, First)))

@@ -10,7 +10,7 @@ import inspect
 import re
 
 from udflow import bits, expr, helper_calls, tables
-from udflow.spark_backend import native_calls, python_calls
+from udflow.spark_backend import native_calls, native_math, python_calls
 from udflow.spark_backend.native import NativeLowering
 
 HEADER = """# Python that runs natively: a cheat sheet
@@ -82,7 +82,10 @@ def markdown() -> str:
         elif name in python_calls.RESULTS:
             forms = ", ".join(f"({', '.join(families)}) -> {result}"
                               for families, result in python_calls.RESULTS[name].items())
-            lines.append(f"| `{name}` | the call alone runs as Python inside the native plan, for {forms} |")
+            contract = (f"yes where the call is a written field's whole value (one argument), equal to "
+                        f"Python's within {native_math.CONTRACT_ULPS} ulps (the last-bit contract); elsewhere "
+                        if name in native_math.AT_VALUE else "")
+            lines.append(f"| `{name}` | {contract}the call alone runs as Python inside the native plan, for {forms} |")
         else:
             lines.append(f"| `{name}` | no: modelled, runs as Python |")
     lines += ["", "A call that runs as Python inside the native plan is an Arrow UDF over its arguments'",

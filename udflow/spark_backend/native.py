@@ -33,7 +33,9 @@ reason: the operator then stays in Python. The traps, and what is done:
     str.lower/upper (case tables differ)   the call alone in Python (`python_calls`), else NotNative
     round (Spark: on the decimal text)     the same
     math.sqrt/fabs/floor/ceil              native (IEEE exact in both; `native_math`); exp, log, sin, ...
-                                           (last bits differ between libraries) as `round`
+                                           (last bits differ between libraries) as `round`, but a
+                                           log/log10/exp that is a field's whole value: native,
+                                           within 3 ulps (`native_math.AT_VALUE`, `value`)
 
 Every guard tests the operands before the operation runs, inside one CASE, so
 the order of Python's errors (TypeError before ZeroDivisionError) is kept and
@@ -55,9 +57,10 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructType
 
-from udflow.expr import Expr, Field, Lit, Not
+from udflow.expr import Call, Expr, Field, IfElse, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import native_bits, native_calls, native_dates, native_tables, nullness, python_words, sql
+from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_tables, nullness,
+                                  python_words, sql)
 from udflow.spark_backend.native_types import (
     INT_MAX,
     INT_MIN,
@@ -103,6 +106,10 @@ class NativeLowering:
         # terms every row reaching the term being lowered has computed without raising
         # (`nullness.computed_by`): reading one again needs no check of its errors
         self.computed: frozenset = frozenset()
+        # the next term lowered is a written field's value (`native_math.AT_VALUE`); lowering
+        # it clears this, so that no part of it is
+        self.at_value = False
+        self.contract: frozenset = frozenset()  # the calls it may run by the contract
         # column -> [(condition, message)]: reading the column raises where a condition holds
         # (an aggregate's own errors, raised where the model uses it: native_groups)
         self.checked = dict(checked or {})
@@ -123,8 +130,19 @@ class NativeLowering:
         if method is None:
             raise NotNative(f"{type(term).__name__} has no native form")
         before = self.guards_made
-        typed = method(term)
+        at_value, self.at_value = self.at_value, False
+        if at_value and isinstance(term, (Call, IfElse)):
+            typed = method(term, at_value=True)
+        else:
+            typed = method(term)
         return typed, self.guards_made > before
+
+    def value(self, term: Expr, case_terms: tuple) -> tuple[Typed, bool]:
+        """`lower_raising` of a written field's whole term, among the terms of its case (its
+        guard and fields): its calls `native_math.contract_calls` allows run natively."""
+        self.contract = native_math.contract_calls(term, case_terms)
+        self.at_value = bool(self.contract)
+        return self.lower_raising(term)
 
     @contextmanager
     def assuming(self, nonnull: frozenset, computed: frozenset = frozenset()) -> Iterator[None]:
@@ -382,11 +400,14 @@ class NativeLowering:
             result = Typed(text, family, v.nullable or result.nullable, decimal=wider_decimal(family, v, result))
         return result
 
-    def _IfElse(self, t) -> Typed:
+    def _IfElse(self, t, at_value: bool = False) -> Typed:
+        """`body if test else orelse`; at a field's value, so are its branches."""
         test = self.lower(t.test)
         with self.assuming(nullness.when_true(t.test), nullness.computed_by(t.test)):
+            self.at_value = at_value
             body = self.lower(t.body)
         with self.assuming(nullness.when_false(t.test), nullness.computed_by(t.test)):
+            self.at_value = at_value
             orelse = self.lower(t.orelse)
         family = one_family([body, orelse], "a conditional whose branches are")
         text = case([(self.truth(test), body.sql)], orelse.sql)
@@ -448,12 +469,14 @@ class NativeLowering:
     def _InTable(self, t) -> Typed:
         return native_tables.in_table(self, t)
 
-    def _Call(self, t) -> Typed:
+    def _Call(self, t, at_value: bool = False) -> Typed:
         """The native form of the call; where it has none (for these arguments' types), the call
-        alone as Python in the plan (`python_calls`), when that is allowed here."""
+        alone as Python in the plan (`python_calls`), when that is allowed here. At a field's
+        value, also the forms of the last-bit contract (`native_math.AT_VALUE`)."""
         if t.name in native_dates.DURATIONS:  # over a subtraction of dates, which has no column
             return native_dates.duration(self, t)
-        maker = native_calls.CALLS.get(t.name)
+        maker = native_calls.CALLS.get(t.name) or (native_math.AT_VALUE.get(t.name) if at_value and t in self.contract
+                                                   else None)
         mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]
         if maker is not None and native_calls.arity_fits(t.name, t.args):

@@ -22,7 +22,7 @@ from typing import Optional
 
 from pyspark.sql import DataFrame
 
-from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, fields_read
+from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
 from udflow.spark_backend import nullness
 from udflow.spark_backend.native import NativeLowering, NotNative
@@ -119,7 +119,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
         return None
     lowering.line = only.line
     with lowering.assuming(nullness.when_true(only.guard), nullness.computed_by(only.guard)):
-        lowered = {name: lowering.lower_raising(terms[name]) for name in below}
+        lowered = {name: lowering.value(terms[name], case_terms_of(only)) for name in below}
     frame = with_calls(kept, lowering).selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
@@ -133,7 +133,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     upper.line = only.line
     with upper.assuming(nullness.when_true(only.guard), nullness.computed_by(only.guard)):
         for name in above:
-            t, raises = upper.lower_raising(transform(terms[name], lambda x: reads.get(x, x)))
+            t, raises = upper.value(transform(terms[name], lambda x: reads.get(x, x)), case_terms_of(only))
             typed[name] = (t.sql, t.nullable)
             if raises:
                 raising.append(name)
@@ -206,7 +206,7 @@ def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached
     for k, c in emitting:
         lowering.line = c.line
         with lowering.assuming(reached[k] | nullness.when_true(c.guard), nullness.computed_by(c.guard)):
-            typed.append((k, c, lowering.lower(dict(c.emit.fields)[name])))
+            typed.append((k, c, lowering.value(dict(c.emit.fields)[name], case_terms_of(c))[0]))
     families = {t.family for _, _, t in typed} - {"none"}
     if len(families) > 1:
         raise NotNative(f"field {name} gets values of types {', '.join(sorted(families))}")
