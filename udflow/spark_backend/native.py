@@ -163,7 +163,8 @@ class NativeLowering:
             with self.assuming(known, computed):
                 out.append(lower(value))
             known |= nullness.when_true(value) if op == "and" else nullness.when_false(value)
-            computed |= nullness.computed_by(value)  # reaching the next operand, this one was computed
+            # reaching the next operand, this one was computed, and was truthy (`and`) or falsy (`or`)
+            computed |= nullness.computed_when_true(value) if op == "and" else nullness.computed_when_false(value)
         return out
 
     def predicate(self, term: Expr) -> str:
@@ -403,10 +404,10 @@ class NativeLowering:
     def _IfElse(self, t, at_value: bool = False) -> Typed:
         """`body if test else orelse`; at a field's value, so are its branches."""
         test = self.lower(t.test)
-        with self.assuming(nullness.when_true(t.test), nullness.computed_by(t.test)):
+        with self.assuming(nullness.when_true(t.test), nullness.computed_when_true(t.test)):
             self.at_value = at_value
             body = self.lower(t.body)
-        with self.assuming(nullness.when_false(t.test), nullness.computed_by(t.test)):
+        with self.assuming(nullness.when_false(t.test), nullness.computed_when_false(t.test)):
             self.at_value = at_value
             orelse = self.lower(t.orelse)
         family = one_family([body, orelse], "a conditional whose branches are")

@@ -87,6 +87,20 @@ def computed_by(term: Expr) -> frozenset:
     return frozenset({term}).union(*[computed_by(p) for p in parts])
 
 
+def computed_when_true(term: Expr) -> frozenset:
+    """`computed_by`, knowing `term` was truthy: every operand of an `and` was computed."""
+    if isinstance(term, BoolOp) and term.op == "and":
+        return frozenset({term}).union(*[computed_when_true(v) for v in term.values])
+    return computed_by(term)
+
+
+def computed_when_false(term: Expr) -> frozenset:
+    """`computed_by`, knowing `term` was falsy: every operand of an `or` was computed."""
+    if isinstance(term, BoolOp) and term.op == "or":
+        return frozenset({term}).union(*[computed_when_false(v) for v in term.values])
+    return computed_by(term)
+
+
 def _field_of(term: Expr) -> frozenset:
     return frozenset({term.name}) if isinstance(term, Field) else frozenset()
 
