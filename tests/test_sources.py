@@ -333,8 +333,27 @@ def test_a_csv_is_read_with_multiline_only_where_a_quoted_field_may_hold_a_newli
     crlf.write_bytes(b'a,b\r\n1,"x\r\ny"\r\n')
     assert not read.may_hold_quoted_newlines(plain)
     assert read.may_hold_quoted_newlines(broken) and read.may_hold_quoted_newlines(str(crlf))
+    long_quote = tmp_path / "long.csv"  # a chunk with no quote of its own, inside an open one
+    long_quote.write_bytes(b'a,b\n1,"xxxxxxxxxxxx\nyyy"\n')
+    unquoted = tmp_path / "unquoted.csv"
+    unquoted.write_bytes(b"a,b\n1,2\n3,4\n")
     monkeypatch.setattr(read, "CHUNK", 5)  # a quote and its newline in different chunks
     assert read.may_hold_quoted_newlines(broken) and not read.may_hold_quoted_newlines(plain)
+    assert read.may_hold_quoted_newlines(str(long_quote)) and not read.may_hold_quoted_newlines(str(unquoted))
+
+
+def test_a_csv_scan_is_remembered_by_the_session_until_the_file_changes(tmp_path):
+    from udflow.spark_backend import read
+
+    class Session:  # the scan needs nothing of Spark's: a plain object holds the memory
+        pass
+
+    session, path = Session(), tmp_path / "t.csv"
+    path.write_bytes(b"a,b\n1,2\n")
+    assert not read._scanned(session, str(path)) and len(session._udflow_newline_scans) == 1
+    path.write_bytes(b'a,b\n1,"x\ny"\n')  # another size: scanned again
+    assert read._scanned(session, str(path)) and len(session._udflow_newline_scans) == 2
+    assert read._scanned(session, str(tmp_path / "missing.csv"))  # unreadable: multiLine, as before
 
 
 @pytest.mark.spark

@@ -58,7 +58,7 @@ def _read_csv(spark: SparkSession, node: Source) -> DataFrame:
     does not admit an error (FAILFAST), an empty field None. Spark reads a file with
     `multiLine` in one task (it cannot split it where a record might continue): only
     where a quoted field may hold a newline (`may_hold_quoted_newlines`)."""
-    multiline = not _paths_are_local(spark) or any(may_hold_quoted_newlines(f) for f in sources.data_files(node.path))
+    multiline = not _paths_are_local(spark) or any(_scanned(spark, f) for f in sources.data_files(node.path))
     return (
         spark.read.schema(sources.ddl(node.types))
         .option("header", "true")
@@ -80,6 +80,21 @@ CHUNK = 64 * 1024 * 1024
 SCANNED_BYTES = 1024**3  # a larger file is read with multiLine: no scan on the driver
 
 
+def _scanned(spark: SparkSession, path: str) -> bool:
+    """`may_hold_quoted_newlines`, remembered by the session for the file as it is now (its
+    size, modification time and inode): a large file takes a tenth of a second or more to
+    scan, and each `to_spark()` reads the source again."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return True
+    key = (os.path.abspath(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    seen = spark.__dict__.setdefault("_udflow_newline_scans", {})
+    if key not in seen:
+        seen[key] = may_hold_quoted_newlines(path)
+    return seen[key]
+
+
 def may_hold_quoted_newlines(path: str) -> bool:
     """Whether a newline of the file may stand inside a quoted field (RFC 4180: an escaped
     quote is two quotes, so a newline is inside quotes exactly where the quotes before it
@@ -95,6 +110,8 @@ def may_hold_quoted_newlines(path: str) -> bool:
         with open(path, "rb") as fh:
             before = 0  # quotes in the chunks read so far
             while chunk := fh.read(CHUNK):
+                if before % 2 == 0 and b'"' not in chunk:  # no quote open, none opened (memchr speed)
+                    continue
                 data = np.frombuffer(chunk, dtype=np.uint8)
                 quotes = np.flatnonzero(data == ord('"'))
                 breaks = np.flatnonzero((data == ord("\n")) | (data == ord("\r")))
