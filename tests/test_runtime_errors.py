@@ -177,6 +177,18 @@ def strip_none(r):
     return {**r, "x": r["sn"].strip()}
 
 
+def plus_none_first(r):
+    x = r["n"] + 1  # Python raises here, not on the lines that read x
+    if x > 0:
+        return {**r, "x": x}
+    return {**r, "x": -x}
+
+
+def less_none_in_a_filter(r):
+    small = r["n"] < r["i"]
+    return small or r["i"] > 100
+
+
 @pytest.mark.spark
 @pytest.mark.parametrize("fn, said", [
     (div_float, "ZeroDivisionError: float division by zero"),
@@ -187,6 +199,8 @@ def strip_none(r):
     (plus_none, "TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'"),
     (less_none, "TypeError: '<' not supported between instances of 'NoneType' and 'int'"),
     (strip_none, "AttributeError: 'NoneType' object has no attribute 'strip'"),
+    (plus_none_first, "TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'"),
+    (less_none_in_a_filter, "TypeError: '<' not supported between instances of 'NoneType' and 'int'"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_a_native_error_is_said_in_pythons_words_on_both_engines(spark, fn, said):
     """issue 31, item 1: a guard of the native form raises with Python's exception type and text"""
@@ -194,14 +208,15 @@ def test_a_native_error_is_said_in_pythons_words_on_both_engines(spark, fn, said
 
     row = {"f": 1.5, "z": 0.0, "i": 7, "j": 0, "d": decimal.Decimal("1.5"), "d0": decimal.Decimal(0),
            "n": None, "sn": None}
-    flow = uf.source("t", rows=[row, {**row, "n": 1, "sn": "a"}]).map(fn)
+    source = uf.source("t", rows=[row, {**row, "n": 1, "sn": "a"}])
+    flow = source.filter(fn) if fn is less_none_in_a_filter else source.map(fn)
     assert flow.physical().root.native, "the function should run as Spark expressions"
     texts = []
     for engine in ("reference", "spark"):
         with pytest.raises(UdfRuntimeError) as err:
             flow.collect(engine=engine, spark=spark if engine == "spark" else None)
         texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
-    assert texts[0] == texts[1]
+    assert texts[0] == texts[1]  # the line too: the statement that computes the failing term
     assert texts[1].startswith(said + " (line ")
 
 

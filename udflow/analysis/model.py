@@ -30,7 +30,7 @@ copies that record:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from udflow.expr import ELEM, Agg, Expr, Field, First, evaluate, evaluate_group, transform
@@ -66,10 +66,13 @@ class Case:
 
 @dataclass(frozen=True)
 class RecordModel:
-    """A Map's (or a Match/Cross function's, over the concatenated pair) cases."""
+    """A Map's (or a Match/Cross function's, over the concatenated pair) cases. `computed_at`:
+    (term, line) for each term that may raise and that a statement of the function computes
+    on every path (`x = f(...)`): Python raises its errors on that line."""
 
     cases: tuple
     line: int = 0
+    computed_at: tuple = field(default=(), compare=False)
 
     def __str__(self) -> str:
         return "\n".join(str(c) for c in self.cases)
@@ -77,10 +80,11 @@ class RecordModel:
 
 @dataclass(frozen=True)
 class FilterModel:
-    """A filter: the record passes iff `predicate` is truthy."""
+    """A filter: the record passes iff `predicate` is truthy. `computed_at`: as `RecordModel`'s."""
 
     predicate: Expr
     line: int = 0
+    computed_at: tuple = field(default=(), compare=False)
 
     def __str__(self) -> str:
         return f"keep if {self.predicate}"

@@ -121,11 +121,11 @@ class ModelRecorder:
         if self.explosion is not None:
             return self._explode_model()
         if self.kind == "filter":
-            return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line), None
+            return FilterModel(self._predicate(), self.cases[0][3] if self.cases else line, self._computed_at()), None
         cases = tuple(Case(_conjunction(g), outcome, at) for g, outcome, _, at in self.cases)
         if self.kind == "reduce":
             return self._reduce_model(cases, line)
-        return RecordModel(cases, line), None
+        return RecordModel(cases, line, self._computed_at()), None
 
     def _reduce_model(self, cases: tuple, line: int):
         for g, outcome, _, at in self.cases:
@@ -166,6 +166,15 @@ class ModelRecorder:
         if not _group_level(predicate):
             return None, f"uses a record of the group outside an aggregate (line {first[3]})"
         return GroupFilterModel(predicate, first[3]), None
+
+    def _computed_at(self) -> tuple:
+        """(term, line) of each term that may raise, by the first statement computing it on
+        every path: where Python raises its errors, whichever case reads it."""
+        lines: dict = {}
+        for c in self.computed:
+            if not c.guards:
+                lines.setdefault(c.term, c.line)
+        return tuple(lines.items())
 
     def _eager_aggregates(self) -> frozenset:
         """The aggregates Python computes for every group: at statement level before any branch

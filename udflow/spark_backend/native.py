@@ -119,6 +119,7 @@ class NativeLowering:
         self.elem = elem  # the column holding an explosion's piece (`Elem()`), where there is one
         self.guards_made = 0  # raising guards and errors built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
+        self.computed_at: dict = {}  # a term -> the line of the statement computing it (`RecordModel`)
         self._record = None  # the shown record as base64 JSON, built once
 
     def lower(self, term: Expr) -> Typed:
@@ -129,13 +130,20 @@ class NativeLowering:
         method = getattr(self, "_" + type(term).__name__, None)
         if method is None:
             raise NotNative(f"{type(term).__name__} has no native form")
-        before = self.guards_made
+        before, line = self.guards_made, self.line
+        self.line = self._computed_line(term) or line
         at_value, self.at_value = self.at_value, False
-        if at_value and isinstance(term, (Call, IfElse)):
-            typed = method(term, at_value=True)
-        else:
-            typed = method(term)
+        try:
+            typed = method(term, at_value=True) if at_value and isinstance(term, (Call, IfElse)) else method(term)
+        finally:
+            self.line = line
         return typed, self.guards_made > before
+
+    def _computed_line(self, term: Expr) -> int:
+        try:
+            return self.computed_at.get(term, 0)
+        except TypeError:  # a constant of an unhashable value: no statement of its own
+            return 0
 
     def value(self, term: Expr, case_terms: tuple) -> tuple[Typed, bool]:
         """`lower_raising` of a written field's whole term, among the terms of its case (its
