@@ -235,3 +235,43 @@ def test_a_functions_error_shows_the_users_frame_first_and_hides_udflows(engine,
     assert frames[0].endswith("test_runtime_errors.py"), text
     package = str(pathlib.Path(uf.__file__).resolve().parent) + "/"  # udflow's own code, wherever checked out
     assert sum(str(pathlib.Path(f).resolve()).startswith(package) for f in frames) <= 1, text
+
+
+def summed_then_scaled(rows):
+    rows = list(rows)
+    total = sum(r["n"] for r in rows)  # Python raises here: 2 + None
+    yield {"k": rows[0]["k"], "t": total * 2}
+
+
+def largest_then_used(rows):
+    rows = list(rows)
+    top = max(r["n"] for r in rows)  # None > 2
+    yield {"k": rows[0]["k"], "t": top + 1}
+
+
+def mean_of_nothing(rows):
+    rows = list(rows)
+    mean = sum(r["x"] for r in rows) / sum(r["w"] for r in rows)
+    yield {"k": rows[0]["k"], "m": mean}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fn, said", [
+    (summed_then_scaled, "TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'"),
+    (largest_then_used, "TypeError: '>' not supported between instances of 'NoneType' and 'int'"),
+    (mean_of_nothing, "ZeroDivisionError: float division by zero"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_native_reduces_error_has_pythons_words_and_line_on_both_engines(spark, fn, said):
+    """A None among a group's values, after the first (Python's words depend on where the order
+    puts it: these are the words for a None after a value), and an error of a term over the
+    aggregates: the same type, text and line (the statement computing it) on both engines."""
+    flow = uf.source("t", rows=[{"k": 1, "n": 2, "x": 1.0, "w": 0}, {"k": 1, "n": None, "x": 2.0, "w": 0}]) \
+        .reduce(["k"], fn)
+    assert flow.physical().root.native, "the Reduce should run as Spark expressions"
+    texts = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as err:
+            flow.collect(engine=engine, spark=spark if engine == "spark" else None)
+        texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert texts[0] == texts[1]
+    assert texts[1] == f"{said} (line {fn.__code__.co_firstlineno + 2})"

@@ -100,6 +100,7 @@ class ReduceModel:
     cases: tuple
     line: int = 0
     eager: frozenset = frozenset()
+    computed_at: tuple = field(default=(), compare=False)  # as `RecordModel`'s
 
     def aggregates(self) -> tuple:
         """Every distinct `Agg` of the cases, in order of appearance."""

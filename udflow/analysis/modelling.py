@@ -133,7 +133,7 @@ class ModelRecorder:
                 if not _group_level(term):
                     return None, (f"uses a record of the group outside an aggregate (line {at}): "
                                   "only sum/len/min/max over the group and rows[0] are modelled")
-        return ReduceModel(cases, line, self._eager_aggregates()), None
+        return ReduceModel(cases, line, self._eager_aggregates(), self._computed_at()), None
 
     def _explode_model(self):
         """The loop body's one `yield {...}`, recorded once per round of the loop's fixpoint."""

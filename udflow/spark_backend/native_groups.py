@@ -81,6 +81,11 @@ TUPLE_ITEM_FAMILIES = ("int", "str", "date", "decimal", "bool")
 # The float contract's bound on |native sum - Python's sum|, in units of 2**-53 * sum(|x|):
 # 2 (n - 1) for n values (`float_sums_agree`)
 FLOAT_SUM_ULPS = 2
+# Python's words for a None among a group's values depend on where the order puts it; these
+# are the words for a None after the first value (`2 + None`, `None > 2`), whatever Spark's order
+SUM_TOTALS = {"int": "int", "bool": "int", "float": "float", "decimal": "decimal.Decimal"}  # the running total
+TYPE_NAMES = {"int": "int", "bool": "bool", "float": "float", "str": "str", "date": "datetime.date",
+              "decimal": "decimal.Decimal"}
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,9 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
         checked=checks, shown=set(key) | set(also), python_calls=PythonCalls(df.sparkSession),
     )
     names = {agg: a.alias for agg, a in zip(aggs, lowered)}
-    out, known = run_map(one_row, _over_one_row(model, names), groups)
+    over_one_row = _over_one_row(model, names)
+    groups.computed_at = dict(over_one_row.computed_at)
+    out, known = run_map(one_row, over_one_row, groups)
     return (out.drop(*helper) if copies else out), known - set(helper)
 
 
@@ -162,7 +169,7 @@ def _over_one_row(model: ReduceModel, names: dict) -> RecordModel:
         return Emit(tuple((n, transform(v, leaf)) for n, v in e.fields), e.copies_input) if isinstance(e, Emit) else e
 
     cases = tuple(Case(transform(c.guard, leaf), emit(c.emit), c.line) for c in model.cases)
-    return RecordModel(cases, model.line)
+    return RecordModel(cases, model.line, tuple((transform(t, leaf), line) for t, line in model.computed_at))
 
 
 def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty: bool) -> Aggregated:
@@ -206,7 +213,8 @@ def _any_all(agg: Agg, truth: str, kept: str, alias: str) -> Aggregated:
 def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     """`cond` is None where no record's `if` matters: none is given, or the value is used
     only where a value is kept (then Python's int 0 for nothing never shows)."""
-    nulls, null_check = _null_count(x, kept, alias, "TypeError: None in sum (0 + None)")
+    nulls, null_check = _null_count(x, kept, alias, "TypeError: unsupported operand type(s) for +: "
+                                    f"'{SUM_TOTALS.get(x.family, 'int')}' and 'NoneType'")
     ones = _ones(agg, x)
     if ones is not None:  # a count: no overflow to watch, no DECIMAL(38,0) running total
         return Aggregated(alias, ((alias, f"count(CASE WHEN ({kept}) AND ({ones}) THEN 1 END)"),), (), True)
@@ -280,7 +288,8 @@ def _min_max(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     if x.nullable:
         nulls = f"count(CASE WHEN {kept} AND {x.sql} IS NULL THEN 1 END)"
         columns.append((alias + "_none", f"({nulls} > 0 AND {count} > 1)"))
-        checks.append((alias + "_none", f"TypeError: None compared in {agg.fn}()"))
+        op, name = (">" if agg.fn == "max" else "<"), TYPE_NAMES.get(x.family, x.family)
+        checks.append((alias + "_none", f"TypeError: '{op}' not supported between instances of 'NoneType' and '{name}'"))
     if cond is not None:
         columns.append((alias + "_empty", f"({count} = 0)"))
         checks.append((alias + "_empty", f"ValueError: {agg.fn}() arg is an empty sequence"))
