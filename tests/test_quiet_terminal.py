@@ -76,3 +76,22 @@ def test_spark_prints_no_executor_error_lines_before_the_udf_runtime_error(job):
     assert " ERROR " not in job.stderr, job.stderr[-3000:]
     assert "<<udflow:" not in job.stderr and "MarkedFailure" not in job.stderr
     assert "Traceback" not in job.stderr
+
+
+def test_a_worker_whose_socket_closes_before_its_handshake_ends_quietly(capsys, monkeypatch):
+    """The JVM may open a worker's socket and close it before sending the secret (a task
+    cancelled, the session stopping): PySpark's worker raises EOFError reading it, which the
+    daemon would print. udflow's daemon ends that worker quietly, not as a finished one."""
+    import socket
+
+    from udflow.spark_backend import daemon
+
+    monkeypatch.setenv("PYTHON_WORKER_FACTORY_SECRET", "s3cret")
+    ours, theirs = socket.socketpair()
+    theirs.close()  # the JVM went away before its handshake
+    try:
+        assert daemon.worker(ours, False) == 1
+    finally:
+        ours.close()
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
