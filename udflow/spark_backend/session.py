@@ -128,13 +128,24 @@ def quiet_task_failures() -> Iterator[None]:
     if jvm is None:
         yield
         return
-    log4j = jvm.org.apache.logging.log4j
-    configurator = log4j.core.config.Configurator
-    before = {name: log4j.LogManager.getLogger(name).getLevel() for name in TASK_FAILURE_LOGGERS}
-    for name in TASK_FAILURE_LOGGERS:
-        configurator.setLevel(name, log4j.Level.OFF)
+    loggers, configurator, off = _task_failure_loggers(sc)
+    before = {name: logger.getLevel() for name, logger in loggers.items()}
+    for name in loggers:
+        configurator.setLevel(name, off)
     try:
         yield
     finally:
         for name, level in before.items():
             configurator.setLevel(name, level)
+
+
+def _task_failure_loggers(sc: SparkContext) -> tuple:
+    """({name: logger}, log4j's Configurator, Level.OFF), looked up once per SparkContext: each
+    step of a py4j name (`jvm.org.apache...`) is a round trip to the JVM."""
+    found = sc.__dict__.get("_udflow_task_failure_loggers")
+    if found is None:
+        log4j = sc._jvm.org.apache.logging.log4j
+        found = ({name: log4j.LogManager.getLogger(name) for name in TASK_FAILURE_LOGGERS},
+                 log4j.core.config.Configurator, log4j.Level.OFF)
+        sc.__dict__["_udflow_task_failure_loggers"] = found
+    return found
