@@ -48,8 +48,6 @@ Spark in one call, and its error messages are one small expression each.
 from __future__ import annotations
 
 import base64
-import datetime
-import decimal
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
@@ -62,11 +60,10 @@ from udflow.expr import BoolOp as BoolOpTerm
 from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_tables, nullness,
                                   python_words, sql)
 from udflow.spark_backend.native_types import (
-    INT_MAX,
-    INT_MIN,
     NotNative,
     Typed,
     as_numbers,
+    constant,
     decimal_of,
     equal_group,
     family_of,
@@ -297,33 +294,7 @@ class NativeLowering:
         return Typed(ident(self.elem), "str", False, True)
 
     def _Lit(self, t: Lit) -> Typed:
-        v = t.value
-        if v is None:
-            return Typed("NULL", "none", True, True)
-        if isinstance(v, bool):
-            return Typed(literal(v), "bool", False, True)
-        if isinstance(v, int):
-            if not INT_MIN <= v <= INT_MAX:
-                raise NotNative(f"the constant {v} does not fit 64 bits")
-            return Typed(literal(v), "int", False, True)
-        if isinstance(v, float):
-            return Typed(literal(v), "float", False, True)
-        if isinstance(v, decimal.Decimal):
-            if not isinstance(v.as_tuple().exponent, int):
-                raise NotNative(f"the constant {v!r}")
-            precision, scale = sql.decimal_type(v)
-            if precision > sql.MAX_PRECISION:
-                raise NotNative(f"the constant {v!r} needs more than 38 digits")
-            return Typed(literal(v), "decimal", False, True, (precision, scale))
-        if isinstance(v, str):
-            if not _utf8(v):
-                raise NotNative(f"the constant {v!r} holds a lone surrogate (a Spark string is UTF-8)")
-            return Typed(literal(v), "str", False, True)
-        if isinstance(v, datetime.datetime):
-            raise NotNative("datetime constants are not lowered")
-        if isinstance(v, datetime.date):
-            return Typed(literal(v), "date", False, True)
-        raise NotNative(f"constant {v!r}")
+        return constant(t.value)
 
     # -- arithmetic -----------------------------------------------------------------------
 
@@ -508,14 +479,6 @@ def _widened(column: str, data_type) -> str:
     if family_of(data_type) == "int" and not isinstance(data_type, LongType):
         return f"CAST({column} AS BIGINT)"
     return column
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
 
 
 def _base64_json(value: str) -> str:

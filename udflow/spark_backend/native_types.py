@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from dataclasses import dataclass
 from typing import Optional
 
@@ -20,6 +22,7 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
+from udflow.spark_backend import sql
 from udflow.spark_backend.sql import literal, wider
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -121,3 +124,41 @@ def equal_group(a: str, b: str) -> Optional[str]:
     if {a, b} <= {"int", "float", "decimal"}:
         return "number"
     return a if a == b else None
+
+
+def constant(v) -> Typed:
+    """A Python constant as a native term; NotNative where no column type holds it exactly."""
+    if v is None:
+        return Typed("NULL", "none", True, True)
+    if isinstance(v, bool):
+        return Typed(literal(v), "bool", False, True)
+    if isinstance(v, int):
+        if not INT_MIN <= v <= INT_MAX:
+            raise NotNative(f"the constant {v} does not fit 64 bits")
+        return Typed(literal(v), "int", False, True)
+    if isinstance(v, float):
+        return Typed(literal(v), "float", False, True)
+    if isinstance(v, decimal.Decimal):
+        if not isinstance(v.as_tuple().exponent, int):
+            raise NotNative(f"the constant {v!r}")
+        precision, scale = sql.decimal_type(v)
+        if precision > sql.MAX_PRECISION:
+            raise NotNative(f"the constant {v!r} needs more than 38 digits")
+        return Typed(literal(v), "decimal", False, True, (precision, scale))
+    if isinstance(v, str):
+        if not _utf8(v):
+            raise NotNative(f"the constant {v!r} holds a lone surrogate (a Spark string is UTF-8)")
+        return Typed(literal(v), "str", False, True)
+    if isinstance(v, datetime.datetime):
+        raise NotNative("datetime constants are not lowered")
+    if isinstance(v, datetime.date):
+        return Typed(literal(v), "date", False, True)
+    raise NotNative(f"constant {v!r}")
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
