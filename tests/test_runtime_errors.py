@@ -189,6 +189,16 @@ def less_none_in_a_filter(r):
     return small or r["i"] > 100
 
 
+def raised_on_both_engines(flow, spark) -> list[str]:
+    """What the flow raised on the reference interpreter and on Spark, after `raised `."""
+    texts = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as err:
+            flow.collect(engine=engine, spark=spark if engine == "spark" else None)
+        texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    return texts
+
+
 @pytest.mark.spark
 @pytest.mark.parametrize("fn, said", [
     (div_float, "ZeroDivisionError: float division by zero"),
@@ -211,11 +221,7 @@ def test_a_native_error_is_said_in_pythons_words_on_both_engines(spark, fn, said
     source = uf.source("t", rows=[row, {**row, "n": 1, "sn": "a"}])
     flow = source.filter(fn) if fn is less_none_in_a_filter else source.map(fn)
     assert flow.physical().root.native, "the function should run as Spark expressions"
-    texts = []
-    for engine in ("reference", "spark"):
-        with pytest.raises(UdfRuntimeError) as err:
-            flow.collect(engine=engine, spark=spark if engine == "spark" else None)
-        texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    texts = raised_on_both_engines(flow, spark)
     assert texts[0] == texts[1]  # the line too: the statement that computes the failing term
     assert texts[1].startswith(said + " (line ")
 
@@ -268,10 +274,6 @@ def test_a_native_reduces_error_has_pythons_words_and_line_on_both_engines(spark
     flow = uf.source("t", rows=[{"k": 1, "n": 2, "x": 1.0, "w": 0}, {"k": 1, "n": None, "x": 2.0, "w": 0}]) \
         .reduce(["k"], fn)
     assert flow.physical().root.native, "the Reduce should run as Spark expressions"
-    texts = []
-    for engine in ("reference", "spark"):
-        with pytest.raises(UdfRuntimeError) as err:
-            flow.collect(engine=engine, spark=spark if engine == "spark" else None)
-        texts.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    texts = raised_on_both_engines(flow, spark)
     assert texts[0] == texts[1]
     assert texts[1] == f"{said} (line {fn.__code__.co_firstlineno + 2})"

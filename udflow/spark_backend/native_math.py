@@ -104,40 +104,34 @@ def _rounded(name: str, spark_name: str):
     return make
 
 
-def _logarithm(name: str, spark_name: str):
+def _contract(name: str, spark_name: str, raises_where=None, raising_value: float = 0.0):
+    """The native form of `math.<name>` under the last-bit contract: Spark's `spark_name` of
+    the argument as a double, after the None guard and, where `raises_where(double, value)`
+    holds, Python's error for `raising_value` (Java returns NaN, infinity or null there)."""
     run = getattr(math, name)
 
     def make(low, args) -> Typed:
         (x,) = args
         _number(f"math.{name}", x)
         guards = _none(low, f"math.{name}", x)
-        guards.append((f"({_as_double(x)} <= 0)", low.error(python_words.raised_by(run, 0.0), x)))
-        return Typed(low.guarded(guards, call(spark_name, _as_double(x))), "float", False)
+        double = _as_double(x)
+        value = call(spark_name, double)
+        if raises_where is not None:
+            guards.append((raises_where(double, value), low.error(python_words.raised_by(run, raising_value), x)))
+        return Typed(low.guarded(guards, value), "float", False)
     return make
 
 
-def _exp(low, args) -> Typed:
-    (x,) = args
-    _number("math.exp", x)
-    guards = _none(low, "math.exp", x)
-    value = call("exp", _as_double(x))
-    guards.append((f"({value} = double('Infinity') AND {_as_double(x)} <> double('Infinity'))",
-                   low.error(python_words.raised_by(math.exp, 1000.0), x)))
-    return Typed(low.guarded(guards, value), "float", False)
+def _not_positive(x: str, _value: str) -> str:  # log(0), log(-1), log(-inf): math domain error
+    return f"({x} <= 0)"
 
 
-def _trigonometric(name: str):
-    run = getattr(math, name)
+def _overflowed(x: str, value: str) -> str:  # exp past 1.8e308 from a finite x: math range error
+    return f"({value} = double('Infinity') AND {x} <> double('Infinity'))"
 
-    def make(low, args) -> Typed:
-        (x,) = args
-        _number(f"math.{name}", x)
-        guards = _none(low, f"math.{name}", x)
-        if name != "atan":  # sin, cos, tan of an infinity: ValueError (Java: NaN)
-            guards.append((f"({_as_double(x)} IN (double('Infinity'), double('-Infinity')))",
-                           low.error(python_words.raised_by(run, math.inf), x)))
-        return Typed(low.guarded(guards, call(name, _as_double(x))), "float", False)
-    return make
+
+def _infinite(x: str, _value: str) -> str:  # sin, cos, tan of an infinity: math domain error
+    return f"({x} IN (double('Infinity'), double('-Infinity')))"
 
 
 # Java's specification and glibc's tables: each within 1 ulp (2 for glibc's log10) of the exact
@@ -145,10 +139,11 @@ def _trigonometric(name: str):
 # 2.5 ulps and they differ by 3: not under this bound, they stay Python.)
 CONTRACT_ULPS = 3
 AT_VALUE = {  # native only as the value of a written field (the module docstring)
-    "math.log": _logarithm("log", "ln"),
-    "math.log10": _logarithm("log10", "log10"),
-    "math.exp": _exp,
-    **{f"math.{name}": _trigonometric(name) for name in ("sin", "cos", "tan", "atan")},
+    "math.log": _contract("log", "ln", _not_positive),
+    "math.log10": _contract("log10", "log10", _not_positive),
+    "math.exp": _contract("exp", "exp", _overflowed, 1000.0),
+    **{f"math.{name}": _contract(name, name, _infinite, math.inf) for name in ("sin", "cos", "tan")},
+    "math.atan": _contract("atan", "atan"),
 }
 
 
