@@ -34,8 +34,9 @@ reason: the operator then stays in Python. The traps, and what is done:
     round (Spark: on the decimal text)     the same
     math.sqrt/fabs/floor/ceil              native (IEEE exact in both; `native_math`); exp, log, sin, ...
                                            (last bits differ between libraries) as `round`, but a
-                                           log/log10/exp that is a field's whole value: native,
-                                           within 3 ulps (`native_math.AT_VALUE`, `value`)
+                                           log, log10, exp, sin, cos, tan or atan that is a field's
+                                           whole value: native, within 3 ulps (`native_math.AT_VALUE`,
+                                           `value`)
 
 Every guard tests the operands before the operation runs, inside one CASE, so
 the order of Python's errors (TypeError before ZeroDivisionError) is kept and
