@@ -419,9 +419,9 @@ def show(v: Any) -> str:
 def contract_fields(flow) -> frozenset:
     """The fields the last-bit contract computes (`native_math.contract_calls`: a log, exp or
     sine that is a field's whole value): equal to Python's within CONTRACT_ULPS, not exactly."""
-    from udflow.analysis.model import Emit, RecordModel, case_terms_of
+    from udflow.analysis.model import RecordModel
     from udflow.fields import properties_of
-    from udflow.spark_backend.native_math import contract_calls
+    from udflow.spark_backend.native_math import field_contracts
 
     try:
         model = properties_of(flow.root).model
@@ -429,20 +429,16 @@ def contract_fields(flow) -> frozenset:
         return frozenset()
     if not isinstance(model, RecordModel):
         return frozenset()
-    return frozenset(name for c in model.cases if isinstance(c.emit, Emit) for name, term in c.emit.fields
-                     if contract_calls(term, case_terms_of(c)))
+    return frozenset(name for c in model.cases for name, _, calls in field_contracts(c) if calls)
 
 
 def _within_contract(a, b) -> bool:
-    import struct
-
-    from udflow.spark_backend.native_math import CONTRACT_ULPS
+    from udflow.spark_backend.native_math import CONTRACT_ULPS, ulps_apart
 
     if not (isinstance(a, float) and isinstance(b, float)) or not (math.isfinite(a) and math.isfinite(b)) \
             or a == 0.0 or b == 0.0:
         return canon(a) == canon(b)
-    ia, ib = (struct.unpack("<q", struct.pack("<d", v))[0] for v in (a, b))
-    return abs(ia - ib) <= CONTRACT_ULPS
+    return ulps_apart(a, b) <= CONTRACT_ULPS
 
 
 def bag_diff(py: list[dict], sp: list[dict], loose: frozenset = frozenset()) -> Optional[dict]:

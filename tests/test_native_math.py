@@ -9,6 +9,7 @@ import pytest
 
 import udflow as uf
 from udflow.expr import Call, Field, evaluate
+from udflow.spark_backend.native_math import ulps_apart
 from tests.test_native_differential import same
 
 pytestmark = pytest.mark.spark
@@ -94,13 +95,6 @@ def test_a_negative_root_raises_pythons_value_error_on_spark(spark):
 CONTRACT = ("math.log", "math.log10", "math.exp", "math.sin", "math.cos", "math.tan", "math.atan")
 SPREAD = [x * 10.0**e for x in (1.0, 1.37, 2.718281828459045, 9.99) for e in range(-300, 301, 37)] + \
     [0.5, 1.0 - 2**-53, 1.0 + 2**-52, 709.782712893384, 709.79, -745.2, -746.0, 1e-320]
-
-
-def ulps_apart(a: float, b: float) -> int:
-    import struct
-
-    ia, ib = (struct.unpack("<q", struct.pack("<d", v))[0] for v in (a, b))
-    return abs(ia - ib)
 
 
 @pytest.mark.parametrize("family", ["float", "int", "bool"])

@@ -265,10 +265,8 @@ def case_terms(model):
         yield model.line, model.predicate
         return
     for case in model.cases:
-        yield case.line, case.guard
-        if isinstance(case.emit, Emit):
-            for _, term in case.emit.fields:
-                yield case.line, term
+        for term in case_terms_of(case):
+            yield case.line, term
 
 
 def case_terms_of(case: Case) -> tuple:

@@ -33,14 +33,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional, Sequence
 
-from udflow.analysis.model import Emit, ExplodeModel, GroupFilterModel, ReduceModel, case_terms, case_terms_of
+from udflow.analysis.model import ExplodeModel, GroupFilterModel, RecordModel, ReduceModel, case_terms
 from udflow.expr import Agg, Call
 from udflow.fields import group_projection, output_fields, properties_of, read_projection
 from udflow.helper_calls import HelperCall
 from udflow.physical import PhysicalPlan, Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
-from udflow.spark_backend.native_math import contract_calls
+from udflow.spark_backend.native_math import field_contracts
 from udflow.spark_backend.python_calls import RESULTS
 
 PICKLED_INPUT = "its input is pickled Python records (no columns)"
@@ -190,14 +190,12 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
 def _terms_and_contracts(model):
     """(line, term, the calls `native_math.contract_calls` runs natively there) for every
     guard and written field of the model, as `case_terms` gives them."""
-    if not hasattr(model, "cases") or isinstance(model, ExplodeModel):
+    if not isinstance(model, (RecordModel, ReduceModel)):
         return [(line, term, frozenset()) for line, term in case_terms(model)]
     out = []
     for c in model.cases:
         out.append((c.line, c.guard, frozenset()))
-        if isinstance(c.emit, Emit):
-            terms = case_terms_of(c)
-            out += [(c.line, term, contract_calls(term, terms)) for _, term in c.emit.fields]
+        out += [(c.line, term, calls) for _, term, calls in field_contracts(c)]
     return out
 
 

@@ -91,7 +91,8 @@ class NativeLowering:
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
-                 shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = ()):
+                 shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = (),
+                 computed_at=()):
         self.fields = {f.name: f for f in schema.fields}
         self.sample = sample  # input records taken on the driver: they type a helper's results
         # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
@@ -117,7 +118,7 @@ class NativeLowering:
         self.elem = elem  # the column holding an explosion's piece (`Elem()`), where there is one
         self.guards_made = 0  # raising guards and errors built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
-        self.computed_at: dict = {}  # a term -> the line of the statement computing it (`RecordModel`)
+        self.computed_at = dict(computed_at)  # a term -> the line of the statement computing it (`RecordModel`)
         self._record = None  # the shown record as base64 JSON, built once
 
     def lower(self, term: Expr) -> Typed:

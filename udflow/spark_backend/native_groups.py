@@ -129,13 +129,12 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     checks = {a.alias: [(ident(cond), message) for cond, message in a.checks] for a in lowered}
     # an error after the aggregation shows the group's key (as the Python path does), not the
     # copied record: a struct no one selects must stay prunable
+    over_one_row = _over_one_row(model, {agg: a.alias for agg, a in zip(aggs, lowered)})
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
         checked=checks, shown=set(key) | set(also), python_calls=PythonCalls(df.sparkSession),
+        computed_at=over_one_row.computed_at,
     )
-    names = {agg: a.alias for agg, a in zip(aggs, lowered)}
-    over_one_row = _over_one_row(model, names)
-    groups.computed_at = dict(over_one_row.computed_at)
     out, known = run_map(one_row, over_one_row, groups)
     return (out.drop(*helper) if copies else out), known - set(helper)
 

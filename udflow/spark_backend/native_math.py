@@ -49,6 +49,7 @@ the call runs as Python (`python_calls`), exactly. Python's errors stay Python's
 from __future__ import annotations
 
 import math
+import struct
 
 from udflow.spark_backend import python_words
 from udflow.spark_backend.native_types import INT_MIN, NotNative, Typed
@@ -145,6 +146,22 @@ AT_VALUE = {  # native only as the value of a written field (the module docstrin
     **{f"math.{name}": _contract(name, name, _infinite, math.inf) for name in ("sin", "cos", "tan")},
     "math.atan": _contract("atan", "atan"),
 }
+
+
+def field_contracts(case) -> list:
+    """(field, term, `contract_calls` of it) for each field a case of a model writes."""
+    from udflow.analysis.model import Emit, case_terms_of
+
+    if not isinstance(case.emit, Emit):
+        return []
+    terms = case_terms_of(case)
+    return [(name, term, contract_calls(term, terms)) for name, term in case.emit.fields]
+
+
+def ulps_apart(a: float, b: float) -> int:
+    """How many doubles lie between `a` and `b` (of one sign), counting one end."""
+    ia, ib = (struct.unpack("<q", struct.pack("<d", v))[0] for v in (a, b))
+    return abs(ia - ib)
 
 
 def contract_calls(term, case_terms) -> frozenset:

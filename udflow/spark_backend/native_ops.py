@@ -124,8 +124,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
                            checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
-                           python_calls=lowering.python_calls)
-    upper.computed_at = lowering.computed_at
+                           python_calls=lowering.python_calls, computed_at=lowering.computed_at.items())
     if any(_spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
         return None  # read back, the column would be another Python type: keep the terms whole
     typed = {n: (ident(hidden[n]), t.nullable) for n, (t, _) in lowered.items()}
@@ -286,8 +285,7 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
     # pieces, which Spark's higher-order functions compute (see `python_calls`)
     calls = None if isinstance(model, ExplodeModel) else PythonCalls(df.sparkSession)
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model), python_calls=calls,
-                              sample=sample)
-    lowering.computed_at = dict(getattr(model, "computed_at", ()))
+                              sample=sample, computed_at=getattr(model, "computed_at", ()))
     if isinstance(model, FilterModel):
         return run_filter(df, model, lowering)
     if isinstance(model, RecordModel):
