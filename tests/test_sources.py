@@ -350,9 +350,9 @@ def test_a_csv_scan_is_remembered_by_the_session_until_the_file_changes(tmp_path
 
     session, path = Session(), tmp_path / "t.csv"
     path.write_bytes(b"a,b\n1,2\n")
-    assert not read._scanned(session, str(path)) and len(session._udflow_newline_scans) == 1
+    assert not read._scanned(session, str(path)) and len(session._udflow_memo["newline_scans"]) == 1
     path.write_bytes(b'a,b\n1,"x\ny"\n')  # another size: scanned again
-    assert read._scanned(session, str(path)) and len(session._udflow_newline_scans) == 2
+    assert read._scanned(session, str(path)) and len(session._udflow_memo["newline_scans"]) == 2
     assert read._scanned(session, str(tmp_path / "missing.csv"))  # unreadable: multiLine, as before
 
 

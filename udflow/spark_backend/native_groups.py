@@ -68,6 +68,7 @@ from pyspark.sql import functions as F
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, IfElse, Lit, Tuple, transform
 from udflow.spark_backend import nullness
+from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
@@ -124,8 +125,8 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     keys = [F.expr(ident(k)) for k in key + also]
     grouped = df.groupBy(*keys).agg(*[F.expr(c) for c in columns]) if columns else df.groupBy(*keys).count()
     helper = [name for a in lowered for name, _ in a.columns]
-    one_row = grouped.selectExpr(*[ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts],
-                                 *[ident(c) for c in helper])
+    one_row = select_expr(grouped, [ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts]
+                          + [ident(c) for c in helper])
     checks = {a.alias: [(ident(cond), message) for cond, message in a.checks] for a in lowered}
     # an error after the aggregation shows the group's key (as the Python path does), not the
     # copied record: a struct no one selects must stay prunable
@@ -420,7 +421,7 @@ def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: fr
         holds = f"({rows.predicate(predicate.rows.where)}) AND ({holds})"
     if rows.guards_made:
         return None
-    return df.where(holds).selectExpr(*[f"{ident(k)} AS {ident(n)}" for k, n in zip(key, names)]).distinct()
+    return select_expr(df.where(holds), [f"{ident(k)} AS {ident(n)}" for k, n in zip(key, names)]).distinct()
 
 
 def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,

@@ -25,6 +25,7 @@ from pyspark.sql import DataFrame
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
 from udflow.spark_backend import nullness
+from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import decimal_of, family_of
 from udflow.spark_backend.native_calls import PY_WHITESPACE
@@ -50,7 +51,7 @@ def with_calls(df: DataFrame, lowering: NativeLowering) -> DataFrame:
 
 def only(columns: list, df: DataFrame) -> DataFrame:
     """`df` with just `columns` (the Python calls' columns dropped), or `df` where it has no more."""
-    return df if list(df.columns) == list(columns) else df.selectExpr(*[ident(c) for c in columns])
+    return df if list(df.columns) == list(columns) else select_expr(df, [ident(c) for c in columns])
 
 
 def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
@@ -77,7 +78,7 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     known = (known - set(names) if copies else frozenset()) | written_nonnull
     if not values:
         return only(df.columns, kept), known
-    return always_computed(frame.selectExpr(*_select_list(df.columns, values, copies)), raising), known
+    return always_computed(select_expr(frame, _select_list(df.columns, values, copies)), raising), known
 
 
 def _written(kept: DataFrame, lowering: NativeLowering, model: RecordModel, emitting, reached: list, names):
@@ -120,7 +121,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     lowering.line = only.line
     with lowering.assuming(nullness.when_true(only.guard), nullness.computed_when_true(only.guard)):
         lowered = {name: lowering.value(terms[name], case_terms_of(only)) for name in below}
-    frame = with_calls(kept, lowering).selectExpr("*", *[f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
+    frame = select_expr(with_calls(kept, lowering), ["*"] + [f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
                            checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
@@ -256,7 +257,7 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     copies = model.emit.copies_input
     known = ((lowering.nonnull - set(values)) if copies else frozenset()) | written_nonnull
     raising = [name for name, (_, raises) in lowered.items() if raises]
-    return always_computed(exploded.selectExpr(*_select_list(df.columns, values, copies)), raising), known
+    return always_computed(select_expr(exploded, _select_list(df.columns, values, copies)), raising), known
 
 
 def _select_list(columns: list, values: dict, copies: bool) -> list:

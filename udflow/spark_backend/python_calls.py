@@ -56,8 +56,10 @@ from pyspark.sql.types import (
 )
 
 from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, Field, evaluate
+from udflow.helper_calls import HelperCall
 from udflow.term_code import python_function
 from udflow.spark_backend.arrow_values import holds_exactly
+from udflow.spark_backend.memo import remembered, select_expr
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, ident
 
@@ -100,9 +102,6 @@ class PythonCalls:
         self.session = session
         self.columns: dict = {}  # a term -> the column that computes it, once
         self.pending: list[tuple[str, str]] = []  # (column, call) not yet added to a frame
-        # a helper call -> its result family, or the NotNative it gives: the model reads a
-        # term in several places, and typing it runs the helper on the whole sample
-        self.helper_families: dict = {}
 
     def with_calls(self, df: DataFrame) -> DataFrame:
         """`df` with the calls lowered since the last time as columns (`__udflow_py<n>`): Spark
@@ -110,7 +109,7 @@ class PythonCalls:
         Each reads only the input's columns (a call's arguments are part of its term). The
         caller selects its own columns above, which drops these."""
         if self.pending:
-            df = df.selectExpr("*", *[f"{call} AS {ident(column)}" for column, call in self.pending])
+            df = select_expr(df, ["*"] + [f"{call} AS {ident(column)}" for column, call in self.pending])
             self.pending = []
         return df
 
@@ -139,13 +138,13 @@ class PythonCalls:
 
     def lower_helper(self, low, call) -> Typed:
         """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;
-        its result's type is the one it has on the input records sampled on the driver."""
-        if call not in self.helper_families:
-            try:
-                self.helper_families[call] = helper_family(call, low.sample)
-            except NotNative as reason:
-                self.helper_families[call] = reason
-        result = self.helper_families[call]
+        its result's type is the one it has on the input records sampled on the driver. The
+        session remembers it per call and sample: the model may read the call in several
+        places, each collect lowers it again, and typing runs the helper on every record of
+        the sample."""
+        sample = low.sample  # kept alive by the entry, so no other sample takes its id
+        _, result = remembered(self.session, "helper_families", (call, id(sample)),
+                               lambda: (sample, _family_or_reason(call, sample)))
         if isinstance(result, NotNative):
             raise result
         return self._term(low, call, result, of_type(call.name, result), nullable=True)
@@ -161,8 +160,7 @@ class PythonCalls:
         column = self.columns.get(term)
         if column is None:
             column = self.columns[term] = f"__udflow_py{len(self.columns)}"
-            function = f"__udflow_term_{uuid.uuid4().hex[:16]}"
-            self._register(function, over_arrays(of_record(term, names, check), ARROW_TYPES[result]), result)
+            function = self._function(term, names, check, result)
             # a term of no field still needs a column to run once per row: a constant one
             inputs = ", ".join(ident(n) for n in names) or "TRUE"
             self.pending.append((column, f"{function}({inputs})"))
@@ -173,12 +171,34 @@ class PythonCalls:
         value = case(first + [(f"(NOT {c}.ok)", low.raised(f"{c}.error"))], f"{c}.value")
         return Typed(value, result, nullable)
 
+    def _function(self, term, names: list, check, result: str) -> str:
+        """The name of the Arrow UDF computing `term`, registered once per session: creating
+        one pickles it and makes a dozen round trips to the JVM. Not a term that calls a
+        helper: pickling reads the helper's globals as they are now, so each lowering
+        registers it afresh."""
+        def register() -> str:
+            sql_name = f"__udflow_term_{uuid.uuid4().hex[:16]}"
+            self._register(sql_name, over_arrays(of_record(term, names, check), ARROW_TYPES[result]), result)
+            return sql_name
+
+        if any(isinstance(t, HelperCall) for t in term.walk()):
+            return register()
+        return remembered(self.session, "term_functions", (term, result), register)
+
     def _register(self, sql_name: str, udf: Callable, result: str) -> None:
         returned = StructType([StructField("ok", BooleanType(), False), StructField("value", SPARK_TYPES[result]),
                                StructField("error", StringType())])
         # nondeterministic, so that Catalyst keeps each call in its own column, computed once per
         # row (a deterministic one it copies into every expression that reads the column)
         self.session.udf.register(sql_name, F.arrow_udf(udf, returned).asNondeterministic())
+
+
+def _family_or_reason(call, sample: tuple):
+    """`helper_family`, or the NotNative it raises."""
+    try:
+        return helper_family(call, sample)
+    except NotNative as reason:
+        return reason
 
 
 def helper_family(call, sample: tuple) -> str:

@@ -10,6 +10,7 @@ from pyspark.sql.types import DoubleType
 from udflow import sources
 from udflow.plan import Source
 from udflow.spark_backend import connect
+from udflow.spark_backend.memo import remembered, select_expr
 from udflow.spark_backend.parquet_schema import inferred_schema
 from udflow.spark_backend.schema import rows_schema
 from udflow.spark_backend.sql import ident
@@ -33,7 +34,7 @@ def read_source(spark: SparkSession, node: Source) -> DataFrame:
         df = _read_parquet(spark, _path(spark, node.path))
     if not node.is_dataframe and not node.prefix and list(node.columns) == df.columns:
         return df  # a fresh read of a file with the source's columns: a projection costs an analysis
-    return df.selectExpr(*[f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
+    return select_expr(df, [f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
 
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
@@ -89,10 +90,7 @@ def _scanned(spark: SparkSession, path: str) -> bool:
     except OSError:
         return True
     key = (os.path.abspath(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
-    seen = spark.__dict__.setdefault("_udflow_newline_scans", {})
-    if key not in seen:
-        seen[key] = may_hold_quoted_newlines(path)
-    return seen[key]
+    return remembered(spark, "newline_scans", key, lambda: may_hold_quoted_newlines(path))
 
 
 def may_hold_quoted_newlines(path: str) -> bool:

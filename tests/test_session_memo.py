@@ -1,0 +1,92 @@
+"""What a session remembers between lowerings, and `select_expr`'s single round trip
+(`udflow/spark_backend/memo.py`)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import udflow as uf
+from udflow.spark_backend import memo
+
+ROWS = [{"k": i % 3, "s": ["a b", " Done ", None, "ÉTÉ"][i % 4], "t": f"2025-0{1 + i % 9}-0{1 + i % 7}"}
+        for i in range(24)]
+
+
+def lowered(r):
+    return {**r, "low": r["s"].lower() if r["s"] is not None else None}
+
+
+def _month(text):
+    try:
+        return int(text[5:7])
+    except (TypeError, ValueError):
+        return None
+
+
+def with_month(r):
+    return {**r, "m": _month(r["t"])}
+
+
+def test_a_table_keeps_the_most_recently_used_answers_up_to_its_limit(monkeypatch):
+    class Session:  # the memory needs nothing of Spark's
+        pass
+
+    monkeypatch.setattr(memo, "LIMIT", 2)
+    session, made = Session(), []
+
+    def answer(key):
+        return memo.remembered(session, "t", key, lambda: made.append(key) or key * 10)
+
+    assert [answer(1), answer(2), answer(1)] == [10, 20, 10] and made == [1, 2]
+    answer(3)  # over the limit: 2, the least recently used, is dropped, 1 kept
+    assert answer(1) == 10 and made == [1, 2, 3]
+    assert answer(2) == 20 and made == [1, 2, 3, 2]
+
+
+@pytest.mark.spark
+def test_select_expr_is_select_expr_in_two_round_trips(spark, monkeypatch):
+    from py4j.clientserver import ClientServerConnection
+
+    df = spark.createDataFrame([(1, "x"), (None, "y,z")], "a BIGINT, `odd\x00name` STRING")
+    exprs = [f"a + {i} AS c{i}" for i in range(30)] + ["'.' AS dot"]
+    expected = df.selectExpr(*exprs)
+    sent = []
+    original = ClientServerConnection.send_command
+    monkeypatch.setattr(ClientServerConnection, "send_command", lambda self, c: sent.append(c) or original(self, c))
+    memo.select_expr(df, ["a"])  # the splitter, looked up once per session
+    sent.clear()
+    got = memo.select_expr(df, exprs)
+    assert len(sent) == 2
+    monkeypatch.undo()
+    assert got.schema == expected.schema and got.collect() == expected.collect()
+    odd = memo.select_expr(df, ["`odd\x00name` AS o"])  # a NUL in the text: PySpark's own way
+    assert odd.collect() == df.selectExpr("`odd\x00name` AS o").collect()
+
+
+def _term_functions(df) -> set:
+    return set(re.findall(r"__udflow_term_[0-9a-f]+", df._jdf.queryExecution().analyzed().toString()))
+
+
+@pytest.mark.spark
+def test_a_python_term_is_registered_once_per_session_a_helper_call_each_lowering(spark):
+    calls = uf.source("rows", rows=ROWS).map(lowered)
+    first, second = (_term_functions(calls.to_spark(spark=spark)) for _ in range(2))
+    assert first and first == second
+    helper = uf.source("rows", rows=ROWS).map(with_month)
+    first, second = (_term_functions(helper.to_spark(spark=spark)) for _ in range(2))
+    assert first and not first & second
+    assert sorted(r["m"] or 0 for r in helper.collect(spark=spark)) == \
+        sorted(r["m"] or 0 for r in helper.collect(engine="reference"))
+
+
+@pytest.mark.spark
+def test_a_helpers_type_on_a_sample_is_found_once(spark):
+    flow = uf.source("rows", rows=ROWS).map(with_month)
+    optimized = uf.optimize(flow).best
+    optimized.to_spark(spark=spark)
+    families = spark._udflow_memo["helper_families"]
+    before = len(families)
+    optimized.to_spark(spark=spark)
+    assert len(families) == before
