@@ -277,3 +277,40 @@ def test_a_native_reduces_error_has_pythons_words_and_line_on_both_engines(spark
     texts = raised_on_both_engines(flow, spark)
     assert texts[0] == texts[1]
     assert texts[1] == f"{said} (line {fn.__code__.co_firstlineno + 2})"
+
+
+def split_statement(r):
+    x = (r["i"] +
+         10 // r["j"])  # Python names this line: the operation's, not the statement's first
+    return {**r, "x": x}
+
+
+def later_operand(r):
+    return (r["i"] > 0 and
+            10 / r["z"] > 1)
+
+
+def field_below(r):
+    return {"i": r["i"],
+            "x": 10 / r["z"]}
+
+
+def piece_then_field(r):
+    for w in r["s"].split(" "):
+        yield {"i": r["i"], "w": w, "x": 10 / len(w)}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fn, how, below", [
+    (split_statement, "map", 2), (later_operand, "filter", 2), (field_below, "map", 2),
+    (piece_then_field, "map", 2),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_an_error_names_the_line_of_the_operation_python_raises_at(spark, fn, how, below):
+    """issue 31, item 1: a statement over several lines, a later operand of `and`, and an
+    explosion's emitted record: both engines name the line of the failing operation"""
+    rows = [{"i": 1, "j": 0, "z": 0.0, "s": "a  b"}]
+    flow = getattr(uf.source("t", rows=rows), how)(fn)
+    assert flow.physical().root.native, "the function should run as Spark expressions"
+    texts = raised_on_both_engines(flow, spark)
+    assert texts[0] == texts[1]
+    assert texts[1].endswith(f"(line {fn.__code__.co_firstlineno + below})")

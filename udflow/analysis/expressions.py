@@ -47,6 +47,7 @@ class Expressions:
         if self.is_udf:  # the symbolic side of the same pass: the value as an IR term
             term = term_of(self, e, value)
             self.an.node_terms[id(e)] = term
+            self.an.model.evaluated(term, getattr(e, "lineno", 0), sure=not self.guards and not self.an.unsure)
             value = value.with_term(term)
         return value
 
@@ -165,8 +166,12 @@ class Expressions:
         values = []
         saved = set(self.an.nonnull)
         try:
-            for x in e.values:  # `r["x"] is not None and r["x"] > 0`: later operands run narrowed
-                values.append(self.ev(x))
+            for k, x in enumerate(e.values):  # `r["x"] is not None and r["x"] > 0`: later operands run narrowed
+                self.an.unsure += k > 0
+                try:
+                    values.append(self.ev(x))
+                finally:
+                    self.an.unsure -= k > 0
                 self.an.nonnull |= self.nonnull_fields(x, isinstance(e.op, ast.And))
         finally:
             self.an.nonnull = saved
@@ -184,6 +189,7 @@ class Expressions:
         self.an.read(deps, e.test, "used in a condition", self)
         saved = self.pc
         self.pc = saved | deps
+        self.an.unsure += 1
         try:
             with self.narrowed(e.test, True):
                 body = self.ev(e.body)
@@ -192,6 +198,7 @@ class Expressions:
             return body.join(orelse).plus(deps)
         finally:
             self.pc = saved
+            self.an.unsure -= 1
 
     @contextmanager
     def narrowed(self, test, outcome: bool):
@@ -316,6 +323,7 @@ class Expressions:
     def comprehension(self, e, make) -> Val:
         saved = self.env
         self.env = dict(saved)
+        self.an.unsure += 1
         deps: set = set()
         ordered = False
         try:
@@ -333,6 +341,7 @@ class Expressions:
             return make(deps, ordered)
         finally:
             self.env = saved
+            self.an.unsure -= 1
 
     def ev_ListComp(self, e) -> Val:
         return self.comprehension(e, lambda deps, ordered: val(Seq(self.ev(e.elt).plus(deps), ordered), deps=deps))

@@ -213,6 +213,7 @@ class ExplodeModel:
     name: str  # the loop variable's name in the function (for reading only)
     emit: Emit
     line: int = 0
+    computed_at: tuple = field(default=(), compare=False)  # as `RecordModel`'s
 
     def __str__(self) -> str:
         sep = "" if self.sep is None else repr(self.sep)

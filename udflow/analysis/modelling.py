@@ -42,6 +42,10 @@ class ModelRecorder:
         self.reason: Optional[str] = None if kind in MODELLED_KINDS else f"a {kind} function (no model yet)"
         self.cases: list = []  # (guards, emit-or-value, seq, line)
         self.computed: list = []
+        # term -> the line of the syntax node Python first evaluates it at: on every path
+        # (no branch taken, no operand skipped), and else on some path (`evaluated`)
+        self.first_seen: dict = {}
+        self.maybe_seen: dict = {}
         self.seq = 0
         self.explosion: Optional[tuple] = None  # (source, sep, name, line)
 
@@ -54,6 +58,17 @@ class ModelRecorder:
             self.block(MISPLACED_TUPLE, line)
         elif self.reason is None:
             self.explosion = (source, sep, name, line)
+
+    def evaluated(self, term: Optional[Expr], line: int, sure: bool) -> None:
+        """The function evaluates `term` at `line` (its syntax node's, not the statement's:
+        Python names the line of the operation that raised): on every path that reaches the
+        statement when `sure`, else only on some (a branch, a later operand of `and`/`or`)."""
+        if term is None:
+            return
+        try:
+            (self.first_seen if sure else self.maybe_seen).setdefault(term, line)
+        except TypeError:  # a constant of an unhashable value: it raises nothing of its own
+            pass
 
     def block(self, why: str, line: int) -> None:
         """The first construct the model cannot express stops it."""
@@ -144,7 +159,7 @@ class ModelRecorder:
         ((guards, emit),) = outcomes
         if guards or not isinstance(emit, Emit):
             return None, f"emits under a condition in the loop (line {line})"
-        return ExplodeModel(source, sep, name, emit, line), None
+        return ExplodeModel(source, sep, name, emit, line, self._computed_at()), None
 
     def _group_filter(self, line: int, forwards_groups: bool):
         """A GroupFilterModel: the cases' guards, in order, decide whether the group is forwarded
@@ -168,12 +183,16 @@ class ModelRecorder:
         return GroupFilterModel(predicate, first[3]), None
 
     def _computed_at(self) -> tuple:
-        """(term, line) of each term that may raise, by the first statement computing it on
-        every path: where Python raises its errors, whichever case reads it."""
+        """(term, line) of each term that may raise: where Python raises its errors, whichever
+        case reads it. First the node that evaluates it on every path, then the first statement
+        computing it on every path, then a node that evaluates it on some path (the one path
+        where it is evaluated at all, in the usual function)."""
         lines: dict = {}
-        for c in self.computed:
-            if not c.guards:
-                lines.setdefault(c.term, c.line)
+        unguarded = {c.term: c.line for c in reversed(self.computed) if not c.guards}
+        for seen in (self.first_seen, unguarded, self.maybe_seen):
+            for term, line in seen.items():
+                if term not in lines and not never_raises(term):
+                    lines[term] = line
         return tuple(lines.items())
 
     def _eager_aggregates(self) -> frozenset:

@@ -91,6 +91,9 @@ class Analysis:
         self.raises: dict = {}  # (op, line, name) -> RaiseSite
         self.nonnull: set = set()  # fields proven not None where the interpreter is now
         self.node_terms: dict = {}  # id(ast node) -> its term, for the function's own expressions
+        # > 0 while evaluating what Python may skip: a later operand of `and`/`or`, a branch of
+        # a conditional expression, a comprehension (`ModelRecorder.evaluated`)
+        self.unsure = 0
         self.model = ModelRecorder(kind, n_sides)
 
     # -- evidence -------------------------------------------------------------

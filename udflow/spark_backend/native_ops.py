@@ -249,7 +249,7 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
         pieces = call("split", text, literal(_quoted(model.sep)), "-1")
     exploded = df.selectExpr("*", f"explode({pieces}) AS {ident(ELEM)}")
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, lowering.nonnull | {ELEM},
-                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM)
+                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at)
     pieces_lowering.line = model.line
     lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
     values = {name: t.sql for name, (t, _) in lowered.items()}
