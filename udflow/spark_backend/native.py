@@ -49,6 +49,7 @@ Spark in one call, and its error messages are one small expression each.
 from __future__ import annotations
 
 import base64
+import dataclasses
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
@@ -92,7 +93,7 @@ class NativeLowering:
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
                  shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = (),
-                 computed_at=()):
+                 computed_at=(), positive: frozenset = frozenset()):
         self.fields = {f.name: f for f in schema.fields}
         self.sample = sample  # input records taken on the driver: they type a helper's results
         # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
@@ -102,9 +103,12 @@ class NativeLowering:
         # message does not keep Spark from pruning the other columns (default: all)
         self.shown = [n for n in self.fields if shown is None or n in shown]
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
+        self.positive = positive  # fields never 0 or less: a divisor with no zero guard
         # terms every row reaching the term being lowered has computed without raising
         # (`nullness.computed_by`): reading one again needs no check of its errors
         self.computed: frozenset = frozenset()
+        # terms other than fields an earlier condition proves not None (`nullness.terms_when_true`)
+        self.nonnull_terms: frozenset = frozenset()
         # the next term lowered is a written field's value (`native_math.AT_VALUE`); lowering
         # it clears this, so that no part of it is
         self.at_value = False
@@ -136,7 +140,15 @@ class NativeLowering:
             typed = method(term, at_value=True) if at_value and isinstance(term, (Call, IfElse)) else method(term)
         finally:
             self.line = line
+        if typed.nullable and self._proven_nonnull(term):
+            typed = dataclasses.replace(typed, nullable=False)
         return typed, self.guards_made > before
+
+    def _proven_nonnull(self, term: Expr) -> bool:
+        try:
+            return term in self.nonnull_terms
+        except TypeError:  # a constant of an unhashable value
+            return False
 
     def _computed_line(self, term: Expr) -> int:
         try:
@@ -152,32 +164,50 @@ class NativeLowering:
         return self.lower_raising(term)
 
     @contextmanager
-    def assuming(self, nonnull: frozenset, computed: frozenset = frozenset()) -> Iterator[None]:
-        """Lower knowing `nonnull` fields are not None and the `computed` terms were computed
-        without raising (an earlier condition proves it)."""
-        before = self.nonnull, self.computed
+    def assuming(self, nonnull: frozenset, computed: frozenset = frozenset(),
+                 nonnull_terms: frozenset = frozenset()) -> Iterator[None]:
+        """Lower knowing `nonnull` fields and `nonnull_terms` are not None and the `computed`
+        terms were computed without raising (an earlier condition proves it)."""
+        before = self.nonnull, self.computed, self.nonnull_terms
         self.nonnull, self.computed = before[0] | nonnull, before[1] | computed
+        self.nonnull_terms = before[2] | nonnull_terms
         try:
             yield
         finally:
-            self.nonnull, self.computed = before
+            self.nonnull, self.computed, self.nonnull_terms = before
+
+    def knowing(self, condition: Expr, truthy: bool):
+        """`assuming` what `condition` having been truthy (or falsy) proves (`nullness`)."""
+        if truthy:
+            return self.assuming(nullness.when_true(condition), nullness.computed_when_true(condition),
+                                 nullness.terms_when_true(condition))
+        return self.assuming(nullness.when_false(condition), nullness.computed_when_false(condition),
+                             nullness.terms_when_false(condition))
 
     def _in_order(self, values: tuple, op: str, lower) -> list:
         """Each operand of `and`/`or` lowered knowing what reaching it proves: the earlier
         operands were truthy (`and`) or falsy (`or`)."""
-        out, known, computed = [], frozenset(), frozenset()
+        out, known, computed, terms = [], frozenset(), frozenset(), frozenset()
         for value in values:
-            with self.assuming(known, computed):
+            with self.assuming(known, computed, terms):
                 out.append(lower(value))
-            known |= nullness.when_true(value) if op == "and" else nullness.when_false(value)
             # reaching the next operand, this one was computed, and was truthy (`and`) or falsy (`or`)
-            computed |= nullness.computed_when_true(value) if op == "and" else nullness.computed_when_false(value)
+            if op == "and":
+                known, computed = known | nullness.when_true(value), computed | nullness.computed_when_true(value)
+                terms |= nullness.terms_when_true(value)
+            else:
+                known, computed = known | nullness.when_false(value), computed | nullness.computed_when_false(value)
+                terms |= nullness.terms_when_false(value)
         return out
 
     def predicate(self, term: Expr) -> str:
         """A condition: Python's truthiness of the term, never null. `and`, `or` and `not` over
         parts that cannot raise become plain AND, OR, NOT, which Spark can push into a scan;
-        a part that may raise keeps Python's short circuit (a CASE)."""
+        a part that may raise keeps Python's short circuit (a CASE). Only the truth is asked
+        for, so no operand is repeated as the value `and`/`or` gives:
+
+            a and b    CASE WHEN a THEN b ELSE FALSE END
+            a or b     CASE WHEN a THEN TRUE ELSE b END"""
         return self._condition(term)[0]
 
     def _condition(self, term: Expr) -> tuple[str, bool]:
@@ -185,9 +215,18 @@ class NativeLowering:
             text, raises = self._condition(term.operand)
             return f"(NOT {text})", raises
         if isinstance(term, BoolOpTerm):
-            parts = self._in_order(term.values, term.op, self._condition)
-            if not any(raises for _, raises in parts):
-                return sql.conjunction(term.op.upper(), [text for text, _ in parts]), False
+            line, self.line = self.line, self._computed_line(term) or self.line
+            try:
+                lowered = self._in_order(term.values, term.op, self._condition)
+            finally:
+                self.line = line
+            parts = [text for text, _ in lowered]
+            if not any(raises for _, raises in lowered):
+                return sql.conjunction(term.op.upper(), parts), False
+            truth = parts[-1]
+            for part in reversed(parts[:-1]):
+                truth = case([(part, truth)], "FALSE") if term.op == "and" else case([(part, "TRUE")], truth)
+            return truth, True
         typed, raises = self.lower_raising(term)
         return self.truth(typed), raises
 
@@ -383,16 +422,17 @@ class NativeLowering:
         return result
 
     def _IfElse(self, t, at_value: bool = False) -> Typed:
-        """`body if test else orelse`; at a field's value, so are its branches."""
-        test = self.lower(t.test)
-        with self.assuming(nullness.when_true(t.test), nullness.computed_when_true(t.test)):
+        """`body if test else orelse`; at a field's value, so are its branches. Of the test
+        only the truth is asked for (`predicate`)."""
+        test = self.predicate(t.test)
+        with self.knowing(t.test, True):
             self.at_value = at_value
             body = self.lower(t.body)
-        with self.assuming(nullness.when_false(t.test), nullness.computed_when_false(t.test)):
+        with self.knowing(t.test, False):
             self.at_value = at_value
             orelse = self.lower(t.orelse)
         family = one_family([body, orelse], "a conditional whose branches are")
-        text = case([(self.truth(test), body.sql)], orelse.sql)
+        text = case([(test, body.sql)], orelse.sql)
         return Typed(text, family, body.nullable or orelse.nullable, decimal=wider_decimal(family, body, orelse))
 
     def _IsNone(self, t) -> Typed:

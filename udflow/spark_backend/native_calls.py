@@ -13,7 +13,7 @@ import math
 import operator
 
 from udflow import spark_results
-from udflow.expr import Lit
+from udflow.expr import Field, Lit
 from udflow.spark_backend import native_dates, native_math, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -191,7 +191,7 @@ def arith(low, t) -> Typed:
     family = "decimal" if "decimal" in families else "float" if "float" in families else "int"
     if t.op == "/":
         family = "decimal" if family == "decimal" else "float"
-    if t.op in ("/", "//", "%") and not _nonzero_constant(t.right):
+    if t.op in ("/", "//", "%") and not _never_zero(t.right, low):
         # a bool's words are an int's: ZeroDivisionError never names the zero's type
         guards.append((f"({right.sql} = 0)", low.error(_by_zero(t.op, left, right), left, right)))
     maker = ARITH_MAKERS.get((t.op, family))
@@ -225,8 +225,11 @@ def _by_zero(op: str, left: Typed, right: Typed):
     return [(f"({left.sql} = 0)", undefined), (None, text)]
 
 
-def _nonzero_constant(term) -> bool:
-    """A constant divisor other than 0 (True included: it is 1): no zero guard."""
+def _never_zero(term, low) -> bool:
+    """A divisor that is never 0, so no zero guard: a constant other than 0 (True included: it
+    is 1), or a column the lowering knows positive (a group's `len(rows)`, `native_groups`)."""
+    if isinstance(term, Field):
+        return term.name in low.positive
     return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) and term.value != 0
 
 

@@ -135,6 +135,8 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
         checked=checks, shown=set(key) | set(also), python_calls=PythonCalls(df.sparkSession),
         computed_at=over_one_row.computed_at,
+        # a group is never empty (a Reduce has a key): `len(rows)` is at least 1
+        positive=frozenset(a.alias for agg, a in zip(aggs, lowered) if agg.fn == "count" and agg.rows.where is None),
     )
     out, known = run_map(one_row, over_one_row, groups)
     return (out.drop(*helper) if copies else out), known - set(helper)

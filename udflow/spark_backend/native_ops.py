@@ -119,7 +119,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     if set(hidden.values()) & set(kept.columns):  # a user's column of that name: keep the terms whole
         return None
     lowering.line = only.line
-    with lowering.assuming(nullness.when_true(only.guard), nullness.computed_when_true(only.guard)):
+    with lowering.knowing(only.guard, True):
         lowered = {name: lowering.value(terms[name], case_terms_of(only)) for name in below}
     frame = select_expr(with_calls(kept, lowering), ["*"] + [f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
@@ -132,7 +132,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     raising = [n for n, (_, raises) in lowered.items() if raises]
     reads = {terms[n]: Field(hidden[n]) for n in below if not isinstance(terms[n], (Field, Lit))}
     upper.line = only.line
-    with upper.assuming(nullness.when_true(only.guard), nullness.computed_when_true(only.guard)):
+    with upper.knowing(only.guard, True):
         for name in above:
             t, raises = upper.value(transform(terms[name], lambda x: reads.get(x, x)), case_terms_of(only))
             typed[name] = (t.sql, t.nullable)
@@ -206,7 +206,7 @@ def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached
     typed = []
     for k, c in emitting:
         lowering.line = c.line
-        with lowering.assuming(reached[k] | nullness.when_true(c.guard), nullness.computed_when_true(c.guard)):
+        with lowering.assuming(reached[k]), lowering.knowing(c.guard, True):
             typed.append((k, c, lowering.value(dict(c.emit.fields)[name], case_terms_of(c))[0]))
     families = {t.family for _, _, t in typed} - {"none"}
     if len(families) > 1:

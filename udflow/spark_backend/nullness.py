@@ -1,10 +1,10 @@
-"""Which fields a condition proves not None, so that the native form needs no None guard there
+"""Which fields (and other terms) a condition proves not None, so that the native form needs no None guard there
 (and, `data_nonnull`, which fields the data itself proves never None).
 
 Python reaches a later `and` operand only when the earlier ones were truthy, a
 later case only when the earlier guards were falsy (and did not raise), a
 conditional's branch only when its test was truthy (or falsy). What a condition
-proves of a field `f`:
+proves of a field `f` (`when_true`; of any other term, `terms_when_true`):
 
     condition            truthy proves f is not None     falsy proves f is not None
     -------------------  ------------------------------  ---------------------------------
@@ -13,6 +13,7 @@ proves of a field `f`:
     f < c, f >= c, ...   yes (None would have raised)    yes (None would have raised)
     f == c  (c not None) yes                             -
     f, bool(f)           yes (None is falsy)             -
+    any other term t     t itself is not None            -
     a and b              what a or b proves              what both prove
     a or b               what both prove                 what a or b proves
     not a                what a proves when falsy        what a proves when truthy
@@ -36,36 +37,55 @@ EAGER = (Arith, Neg, Cmp, Truth, Not, IsNone, InValues, Contains, Slice, Call, H
 
 def when_true(term: Expr) -> frozenset:
     """The fields that are not None wherever `term` evaluated to a truthy value."""
-    if isinstance(term, Field):
-        return frozenset({term.name})
-    if isinstance(term, Truth):
-        return when_true(term.operand)
-    if isinstance(term, IsNone):
-        return _field_of(term.operand) if term.negated else frozenset()
-    if isinstance(term, Not):
-        return when_false(term.operand)
-    if isinstance(term, Cmp):
-        if term.op in ORDERINGS:
-            return _field_of(term.left) | _field_of(term.right)
-        if term.op == "==":
-            return _equal_to_a_value(term)
-        return frozenset()
-    if isinstance(term, BoolOp):
-        parts = [when_true(v) for v in term.values]
-        return frozenset().union(*parts) if term.op == "and" else frozenset.intersection(*parts)
-    return frozenset()
+    return _proven_when_true(term, _field_of)
 
 
 def when_false(term: Expr) -> frozenset:
     """The fields that are not None wherever `term` evaluated (without raising) to a falsy value."""
+    return _proven_when_false(term, _field_of)
+
+
+def terms_when_true(term: Expr) -> frozenset:
+    """The other terms (a call's result, a helper's: `placed is not None` for
+    `placed = _parse_ts(...)`) that are not None wherever `term` evaluated to a truthy
+    value, by the same table. Python computes an equal term to the same value on the same
+    record, so a later read of it on that record needs no None guard."""
+    return _proven_when_true(term, _term_of)
+
+
+def terms_when_false(term: Expr) -> frozenset:
+    """`terms_when_true`, for a falsy value."""
+    return _proven_when_false(term, _term_of)
+
+
+def _proven_when_true(term: Expr, of) -> frozenset:
+    if isinstance(term, Truth):
+        return _proven_when_true(term.operand, of)
     if isinstance(term, IsNone):
-        return frozenset() if term.negated else _field_of(term.operand)
+        return of(term.operand) if term.negated else frozenset()
     if isinstance(term, Not):
-        return when_true(term.operand)
-    if isinstance(term, Cmp) and term.op in ORDERINGS:
-        return _field_of(term.left) | _field_of(term.right)
+        return _proven_when_false(term.operand, of)
+    if isinstance(term, Cmp):
+        if term.op in ORDERINGS:
+            return of(term.left) | of(term.right)
+        if term.op == "==":
+            return _equal_to_a_value(term, of)
+        return frozenset()
     if isinstance(term, BoolOp):
-        parts = [when_false(v) for v in term.values]
+        parts = [_proven_when_true(v, of) for v in term.values]
+        return frozenset().union(*parts) if term.op == "and" else frozenset.intersection(*parts)
+    return of(term)  # a truthy value is not None
+
+
+def _proven_when_false(term: Expr, of) -> frozenset:
+    if isinstance(term, IsNone):
+        return frozenset() if term.negated else of(term.operand)
+    if isinstance(term, Not):
+        return _proven_when_true(term.operand, of)
+    if isinstance(term, Cmp) and term.op in ORDERINGS:
+        return of(term.left) | of(term.right)
+    if isinstance(term, BoolOp):
+        parts = [_proven_when_false(v, of) for v in term.values]
         return frozenset().union(*parts) if term.op == "or" else frozenset.intersection(*parts)
     return frozenset()
 
@@ -105,10 +125,14 @@ def _field_of(term: Expr) -> frozenset:
     return frozenset({term.name}) if isinstance(term, Field) else frozenset()
 
 
-def _equal_to_a_value(term: Cmp) -> frozenset:
+def _term_of(term: Expr) -> frozenset:
+    return frozenset() if isinstance(term, (Field, Lit)) else frozenset({term})
+
+
+def _equal_to_a_value(term: Cmp, of) -> frozenset:
     for a, b in ((term.left, term.right), (term.right, term.left)):
-        if isinstance(a, Field) and isinstance(b, Lit) and b.value is not None:
-            return frozenset({a.name})
+        if isinstance(b, Lit) and b.value is not None and of(a):
+            return of(a)
     return frozenset()
 
 

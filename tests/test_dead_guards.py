@@ -1,0 +1,103 @@
+"""Guards that cannot fire are not built: a raise site in the native plan costs Catalyst
+time on every query (its message carries the record), so the lowering leaves out those
+Python can never reach, and keeps every one it can (`nullness.terms_when_true`,
+`native_calls._never_zero`, `NativeLowering._condition`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+import udflow as uf
+from udflow.errors import UdfRuntimeError
+
+ROWS = [{"k": i % 2, "t": t, "x": float(i)} for i, t in
+        enumerate(["2025-03-01", "bad", None, "2024-12-31", "2025-11-30", "2025-01-15"])]
+
+
+def _parsed(text):
+    try:
+        return datetime.strptime(text, "%Y-%m-%d")
+    except (TypeError, ValueError):
+        return None
+
+
+def dated(r):
+    placed = _parsed(r["t"])
+    if placed is not None and placed.year == 2025:
+        yield {**r, "month": placed.month}
+
+
+def undated(r):  # no test of None: a None date raises AttributeError, on both engines
+    placed = _parsed(r["t"])
+    return {**r, "month": placed.month}
+
+
+def mean(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "mean": sum(r["x"] for r in rows) / len(rows)}
+
+
+def mean_of_large(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "mean": sum(r["x"] for r in rows) / len([r for r in rows if r["x"] > 4])}
+
+
+def _raise_sites(flow, spark) -> int:
+    return flow.to_spark(spark=spark)._jdf.queryExecution().analyzed().toString().count("raise_error")
+
+
+def _same_rows(flow, spark):
+    def bag(rows):
+        return sorted(repr(sorted(r.items())) for r in rows)
+
+    assert bag(flow.collect(spark=spark)) == bag(flow.collect(engine="reference"))
+
+
+@pytest.mark.spark
+def test_a_helpers_result_tested_not_none_is_read_with_no_none_guard(spark):
+    guarded = uf.source("t", rows=ROWS).map(dated)
+    unguarded = uf.source("t", rows=[r for r in ROWS if r["t"] and r["t"][0] == "2"]).map(undated)
+    assert guarded.physical().root.native and unguarded.physical().root.native
+    # only the helper's own error remains: `placed.year` and `placed.month` follow `placed is not None`
+    assert _raise_sites(guarded, spark) == 1
+    assert _raise_sites(unguarded, spark) > 1  # there None.month is guarded too
+    _same_rows(guarded, spark)
+    _same_rows(unguarded, spark)
+    nones = uf.source("t", rows=ROWS).map(undated)
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError, match="'NoneType' object has no attribute 'month'"):
+            nones.collect(engine=engine, spark=spark if engine == "spark" else None)
+
+
+@pytest.mark.spark
+def test_a_division_by_a_groups_length_has_no_zero_guard_by_a_filtered_length_keeps_it(spark):
+    whole = uf.source("t", rows=ROWS).reduce(["k"], mean)
+    some = uf.source("t", rows=ROWS).reduce(["k"], mean_of_large)
+    assert whole.physical().root.native and some.physical().root.native
+    assert _raise_sites(whole, spark) == 0  # a group is never empty
+    assert _raise_sites(some, spark) == 1
+    _same_rows(whole, spark)
+    for engine in ("reference", "spark"):  # k = 0 holds x 0, 2, 4: none above 4
+        with pytest.raises(UdfRuntimeError, match="ZeroDivisionError: float division by zero"):
+            some.collect(engine=engine, spark=spark if engine == "spark" else None)
+
+
+def status_then_date(r):
+    status = r["s"].strip().upper()
+    placed = _parsed(r["t"])
+    return status == "OK" and placed is not None
+
+
+@pytest.mark.spark
+def test_a_raising_and_chain_as_a_condition_repeats_no_operand(spark):
+    rows = [{**r, "s": [" ok", "no ", "OK", "x"][i % 4]} for i, r in enumerate(ROWS)]
+    flow = uf.source("t", rows=rows).filter(status_then_date)
+    assert flow.physical().root.native
+    assert _raise_sites(flow, spark) == 2  # one per Python call: strip().upper() and the helper
+    _same_rows(flow, spark)
+    nones = uf.source("t", rows=[*rows, {**rows[0], "s": None}]).filter(status_then_date)
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError, match="'NoneType' object has no attribute 'strip'"):
+            nones.collect(engine=engine, spark=spark if engine == "spark" else None)
