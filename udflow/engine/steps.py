@@ -164,21 +164,21 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
     """(the call that keeps the operator in Python, with its line; None when there is none) and
     the calls that run as Python inside the native plan (`spark_backend.python_calls`): a call
     the model has but no native form gives exactly (e.g. str.lower: Python's and the JVM's
-    case tables differ). Inside an explosion or an aggregate's argument every such call
-    keeps the operator in Python."""
+    case tables differ), an explosion's pieces included. Inside an aggregate's argument
+    every such call keeps the operator in Python."""
     in_python = []
     for line, term, contract in _terms_and_contracts(model):
         for t, in_aggregate in _calls(term):
             if t in contract:
                 continue
             if isinstance(t, HelperCall):
-                if in_aggregate or isinstance(model, (ExplodeModel, GroupFilterModel, ReduceModel)):
+                if in_aggregate or isinstance(model, (GroupFilterModel, ReduceModel)):
                     return f"calls your helper {t.name} where it cannot run as Python (line {line})", []
                 in_python.append(f"your helper {t.name} (line {line})")
                 continue
             if t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
                 continue
-            if t.name in RESULTS and not in_aggregate and not isinstance(model, (ExplodeModel, GroupFilterModel)):
+            if t.name in RESULTS and not in_aggregate and not isinstance(model, GroupFilterModel):
                 in_python.append(f"{t.name} (line {line})")
             elif t.name not in NATIVE_CALLS:
                 return f"calls {t.name}, which has no exact native form (line {line})", []

@@ -23,7 +23,7 @@ from typing import Optional
 from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
-from udflow.expr import Field, Lit, transform
+from udflow.expr import Field, Lit, evaluate, transform
 from udflow.spark_backend import nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
@@ -236,6 +236,7 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     before any piece, as Python's `.split` does."""
     lowering.line = model.line
     source = lowering.lower(model.source)
+    df_with_calls = with_calls(df, lowering)  # a Python call in the source, run before the split
     if source.family != "str":
         raise NotNative(f"split of a {source.family} value")
     guards = []
@@ -247,11 +248,13 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
         pieces = f"filter(split({text}, {literal(f'[{PY_WHITESPACE}]+')}, -1), p -> p != '')"
     else:
         pieces = call("split", text, literal(_quoted(model.sep)), "-1")
-    exploded = df.selectExpr("*", f"explode({pieces}) AS {ident(ELEM)}")
+    exploded = select_expr(df_with_calls, ["*", f"explode({pieces}) AS {ident(ELEM)}"])
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, lowering.nonnull | {ELEM},
-                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at)
+                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
+                                     python_calls=lowering.python_calls, sample=_pieces(model, lowering.sample))
     pieces_lowering.line = model.line
     lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
+    exploded = with_calls(exploded, pieces_lowering)  # a Python call over a piece, once per piece
     values = {name: t.sql for name, (t, _) in lowered.items()}
     written_nonnull = frozenset(n for n, (t, _) in lowered.items() if not t.nullable)
     copies = model.emit.copies_input
@@ -275,6 +278,20 @@ def _quoted(sep: str) -> str:
     return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
 
 
+def _pieces(model: ExplodeModel, sample: tuple) -> tuple:
+    """The sampled input records, one per piece as the explosion makes them, the piece under
+    the column ELEM: what types a helper's results over a piece (`python_calls`)."""
+    out = []
+    for record in sample:
+        try:
+            text = evaluate(model.source, record)
+            pieces = text.split(model.sep)
+        except Exception:  # noqa: BLE001 - a record that raises gives no piece to type by
+            continue
+        out += [{**record, ELEM: piece} for piece in pieces]
+    return tuple(out)
+
+
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
         sample: tuple = ()) -> tuple[DataFrame, frozenset]:
     """The operator natively, and the fields of its output known never None; NotNative when
@@ -282,10 +299,9 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
     data's types, `udflow.field_types`, and what the operators below prove), whatever Spark's
     schema says. `sample`: input records taken on the driver (`udflow.samples`), which type
     the results of the user's helpers."""
-    # a call with no native form runs as Python in the plan, but not inside an explosion's
-    # pieces, which Spark's higher-order functions compute (see `python_calls`)
-    calls = None if isinstance(model, ExplodeModel) else PythonCalls(df.sparkSession)
-    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model), python_calls=calls,
+    # a call with no native form runs as Python in the plan (`python_calls`)
+    lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model),
+                              python_calls=PythonCalls(df.sparkSession),
                               sample=sample, computed_at=getattr(model, "computed_at", ()))
     if isinstance(model, FilterModel):
         return run_filter(df, model, lowering)
