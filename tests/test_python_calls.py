@@ -265,3 +265,50 @@ def test_a_call_computed_first_is_checked_for_its_error_once_and_read_plainly_af
     # the line of the statement that computes it, which the reference's traceback names
     assert f"(line {fn.__code__.co_firstlineno + 1})" in messages[0]
     assert "AttributeError: 'NoneType' object has no attribute 'strip'" in messages[0] and messages[0] == messages[1]
+
+
+PUNCTUATION = ".,!?;:"
+STOP_WORDS = frozenset({"a", "the", "of"})
+TEXTS = ["İstanbul, the straße! ΟΔΟΣ...", "", "a  Bb ,, Of", "x", "...", "Ünïcode;  words:of", "one,,two"]
+
+
+def words(r):
+    for raw in r["s"].split():
+        word = raw.strip(PUNCTUATION).lower()
+        if word and word not in STOP_WORDS:
+            yield {"k": r["k"], "token": _short_stem(word)}
+
+
+def tenth_of_each(r):
+    for raw in r["s"].split(","):
+        n = len(raw)
+        if 10 // n > 1:  # an empty piece (",,") divides by zero, as in Python
+            yield {**r, "piece": raw, "n": n}
+
+
+def test_an_explosion_under_a_condition_with_names_bound_in_its_body_runs_natively(spark):
+    """issue 29, item 2: the documents tokenizer's shape: a name bound per piece, `if` before
+    the `yield`: explode natively, filter the pieces by the condition, the calls in Python"""
+    rows = [{"k": i, "s": t} for i, t in enumerate(TEXTS)]
+    flow = uf.source("t", rows=rows).map(words)
+    assert "if " in str(flow.physical()[flow.root.label].model)
+    chosen = uf.optimize(flow).chosen
+    lowering = Lowering(spark, chosen.flow.physical(), samples=dict(chosen.samples))
+    got = lowering.records(chosen.node)
+    assert chosen.node.label in lowering.native_labels
+    assert _bag(got) == _bag(flow.collect(engine="reference"))
+
+
+def test_an_explosions_condition_raises_on_the_piece_python_raises_on():
+    rows = [{"k": 1, "s": "ab,cde,f"}, {"k": 2, "s": "ok,,x"}]
+    fine = uf.source("t", rows=rows[:1]).map(tenth_of_each)
+    assert fine.physical().root.native
+    assert _bag(fine.collect()) == _bag(fine.collect(engine="reference"))
+    failing = uf.source("t", rows=rows).map(tenth_of_each)
+    said = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as err:
+            failing.collect(engine=engine)
+        said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert said[0] == said[1] == "ZeroDivisionError: integer division or modulo by zero (line {})".format(
+        tenth_of_each.__code__.co_firstlineno + 3)

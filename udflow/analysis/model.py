@@ -206,7 +206,11 @@ class ExplodeModel:
     bound to x (its fields evaluated in order, each record a new dict). `split(sep)` keeps
     empty pieces (`"".split("|")` is `[""]`, `"a||b"` gives "a", "", "b"); `split()` splits on
     runs of Python's whitespace (str.isspace, e.g. \x1c-\x1f, \x85, \u2028 too) and drops
-    empty pieces (`"".split()` and `"  ".split()` are `[]`: no record)."""
+    empty pieces (`"".split()` and `"  ".split()` are `[]`: no record).
+
+    `guard` (None: always): a piece's record is emitted only where it is truthy, evaluated
+    per piece before the fields (the loop body's `if ...: yield {...}`, names bound in the
+    body inlined; what the body computes on every piece, `Evaluated`, comes first in it)."""
 
     source: Expr
     sep: Optional[str]
@@ -214,10 +218,12 @@ class ExplodeModel:
     emit: Emit
     line: int = 0
     computed_at: tuple = field(default=(), compare=False)  # as `RecordModel`'s
+    guard: Optional[Expr] = None
 
     def __str__(self) -> str:
         sep = "" if self.sep is None else repr(self.sep)
-        return f"for x in {self.source}.split({sep}): {self.emit}"
+        when = "" if self.guard is None else f"if {self.guard}: "
+        return f"for x in {self.source}.split({sep}): {when}{self.emit}"
 
 
 def apply(model, record: Mapping[str, Any]) -> list:
@@ -247,6 +253,8 @@ def _exploded(model: ExplodeModel, record) -> list:
     out = []
     for piece in evaluate(model.source, record).split(model.sep):
         scope = {**record, ELEM: piece}
+        if model.guard is not None and not evaluate(model.guard, scope):
+            continue
         emitted = dict(record) if model.emit.copies_input else {}
         for name, term in model.emit.fields:
             emitted[name] = evaluate(term, scope)
@@ -256,9 +264,11 @@ def _exploded(model: ExplodeModel, record) -> list:
 
 def case_terms(model):
     """(line, term) for every guard and emitted field of the model, in order (an explosion:
-    its source, then its emitted fields)."""
+    its source, its guard, then its emitted fields)."""
     if isinstance(model, ExplodeModel):
         yield model.line, model.source
+        if model.guard is not None:
+            yield model.line, model.guard
         for _, term in model.emit.fields:
             yield model.line, term
         return

@@ -157,9 +157,10 @@ class ModelRecorder:
         if len(outcomes) != 1:
             return None, f"emits different records in the loop (line {line})"
         ((guards, emit),) = outcomes
-        if guards or not isinstance(emit, Emit):
-            return None, f"emits under a condition in the loop (line {line})"
-        return ExplodeModel(source, sep, name, emit, line, self._computed_at()), None
+        if not isinstance(emit, Emit):
+            return None, f"emits no record in the loop (line {line})"
+        guard = _conjunction(guards) if guards else None
+        return ExplodeModel(source, sep, name, emit, line, self._computed_at(), guard), None
 
     def _group_filter(self, line: int, forwards_groups: bool):
         """A GroupFilterModel: the cases' guards, in order, decide whether the group is forwarded

@@ -338,7 +338,9 @@ def _explosion_split(fnode, s):
     shape an `ExplodeModel` describes, else None:
 
         for NAME in TERM.split(SEP):      SEP a non-empty str literal, or none (sep None)
-            yield {...}
+            word = ...                    names bound in the body (any number, or none)
+            if TEST:                      the record's condition (or none: always)
+                yield {...}
 
     Names bound to the record's fields before the loop (`s = r["text"]`, as `uf.from_spark`
     binds a UDF's parameters) may come first: reading a field computes nothing.
@@ -351,8 +353,7 @@ def _explosion_split(fnode, s):
         body = body[1:]
     if body != [s] or not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse:
         return None
-    if len(s.body) != 1 or not isinstance(s.body[0], ast.Expr) or not isinstance(s.body[0].value, ast.Yield) \
-            or not isinstance(s.body[0].value.value, ast.Dict):
+    if not _piece_body(s.body, s.target.id):
         return None
     call = s.iter
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "split"
@@ -364,6 +365,18 @@ def _explosion_split(fnode, s):
     if isinstance(sep, ast.Constant) and isinstance(sep.value, str) and sep.value:
         return (sep.value,)
     return None
+
+
+def _piece_body(body: list, piece: str) -> bool:
+    """An explosion's loop body: plain names bound (not the piece's), then one `yield {...}`,
+    alone or under one `if` with no `else`."""
+    *binds, last = body
+    if not all(isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
+               and b.targets[0].id != piece for b in binds):
+        return False
+    if isinstance(last, ast.If) and not last.orelse and len(last.body) == 1:
+        last = last.body[0]
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Yield) and isinstance(last.value.value, ast.Dict)
 
 
 def _docstring(s) -> bool:

@@ -233,7 +233,8 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     `split(sep)` splits on the literal separator (quoted for Java's regex) and keeps empty
     pieces (limit -1, as Python: `"".split("|")` is `[""]`); `split()` splits on runs of
     Python's whitespace and drops the empty pieces. None (or a non-str) raises AttributeError
-    before any piece, as Python's `.split` does."""
+    before any piece, as Python's `.split` does. A guard keeps the pieces whose record is
+    emitted (a filter over the exploded rows), and the fields are computed knowing it held."""
     lowering.line = model.line
     source = lowering.lower(model.source)
     df_with_calls = with_calls(df, lowering)  # a Python call in the source, run before the split
@@ -253,7 +254,11 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
                                      shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
                                      python_calls=lowering.python_calls, sample=_pieces(model, lowering.sample))
     pieces_lowering.line = model.line
-    lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
+    if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
+        keep = pieces_lowering.predicate(model.guard)
+        exploded = with_calls(exploded, pieces_lowering).filter(keep)
+    with pieces_lowering.knowing(model.guard if model.guard is not None else Lit(True), True):
+        lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
     exploded = with_calls(exploded, pieces_lowering)  # a Python call over a piece, once per piece
     values = {name: t.sql for name, (t, _) in lowered.items()}
     written_nonnull = frozenset(n for n, (t, _) in lowered.items() if not t.nullable)

@@ -71,6 +71,8 @@ RESULTS = {
     "str": {("float",): "str", ("date",): "str"},  # repr of a float; isoformat of a date
     "str.lower": {("str",): "str"},
     "str.upper": {("str",): "str"},
+    # strip(chars): the native forms strip whitespace only
+    **{f"str.{name}": {("str", "str"): "str"} for name in ("strip", "lstrip", "rstrip")},
     "round": {("float",): "int", ("int",): "int", ("float", "int"): "float", ("int", "int"): "int"},
     # math: Java's and C's libraries may differ in the last bit, so Python computes these
     # (sqrt, fabs, floor and ceil are exact in both: native, `native_math`; their rows here
