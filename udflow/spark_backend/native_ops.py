@@ -23,7 +23,7 @@ from typing import Optional
 from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
-from udflow.expr import Field, Lit, evaluate, transform
+from udflow.expr import Field, Lit, transform
 from udflow.spark_backend import nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
@@ -251,15 +251,12 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
         pieces = call("split", text, literal(_quoted(model.sep)), "-1")
     exploded = select_expr(df_with_calls, ["*", f"explode({pieces}) AS {ident(ELEM)}"])
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, lowering.nonnull | {ELEM},
-                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
-                                     python_calls=lowering.python_calls, sample=_pieces(model, lowering.sample))
+                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at)
     pieces_lowering.line = model.line
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
-        keep = pieces_lowering.predicate(model.guard)
-        exploded = with_calls(exploded, pieces_lowering).filter(keep)
+        exploded = exploded.filter(pieces_lowering.predicate(model.guard))
     with pieces_lowering.knowing(model.guard if model.guard is not None else Lit(True), True):
         lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
-    exploded = with_calls(exploded, pieces_lowering)  # a Python call over a piece, once per piece
     values = {name: t.sql for name, (t, _) in lowered.items()}
     written_nonnull = frozenset(n for n, (t, _) in lowered.items() if not t.nullable)
     copies = model.emit.copies_input
@@ -283,20 +280,6 @@ def _quoted(sep: str) -> str:
     return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
 
 
-def _pieces(model: ExplodeModel, sample: tuple) -> tuple:
-    """The sampled input records, one per piece as the explosion makes them, the piece under
-    the column ELEM: what types a helper's results over a piece (`python_calls`)."""
-    out = []
-    for record in sample:
-        try:
-            text = evaluate(model.source, record)
-            pieces = text.split(model.sep)
-        except Exception:  # noqa: BLE001 - a record that raises gives no piece to type by
-            continue
-        out += [{**record, ELEM: piece} for piece in pieces]
-    return tuple(out)
-
-
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
         sample: tuple = ()) -> tuple[DataFrame, frozenset]:
     """The operator natively, and the fields of its output known never None; NotNative when
@@ -304,7 +287,8 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
     data's types, `udflow.field_types`, and what the operators below prove), whatever Spark's
     schema says. `sample`: input records taken on the driver (`udflow.samples`), which type
     the results of the user's helpers."""
-    # a call with no native form runs as Python in the plan (`python_calls`)
+    # a call with no native form runs as Python in the plan (`python_calls`); over an
+    # explosion's pieces none does (`engine.steps.python_only_calls`): the pieces' lowering has none
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model),
                               python_calls=PythonCalls(df.sparkSession),
                               sample=sample, computed_at=getattr(model, "computed_at", ()))

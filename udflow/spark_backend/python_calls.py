@@ -29,12 +29,12 @@ UDF is nondeterministic, or Catalyst would copy it into every expression that re
 column and run it once for each. A helper's result is typed by the values it returns on
 the driver's sample of the operator's input (`helper_family`).
 
-Where: a Map's or a filter's cases (`native_ops.run`), an explosion's source and pieces
-(each piece is a row after Spark's `explode`; the piece, `Elem()`, is read as the column
-holding it, `_over_columns`, and a helper's result over a piece is typed by the sampled
-records' pieces), and the terms over a Reduce's aggregates (`native_groups.run_reduce`).
-Not inside an aggregate's argument, where the call would sit inside Spark's own
-aggregate functions.
+Where: a Map's or a filter's cases (`native_ops.run`), an explosion's source (run
+before the split, once per record), and the terms over a Reduce's aggregates
+(`native_groups.run_reduce`). Not inside an aggregate's argument, where the call would
+sit inside Spark's own aggregate functions, nor over an explosion's pieces, where each
+piece would cross to Python once per call: measured slower than the whole function in
+Python (`engine.steps.python_only_calls`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, Elem, Field, evaluate, transform
+from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, Field, evaluate
 from udflow.helper_calls import HelperCall
 from udflow.term_code import python_function
 from udflow.spark_backend.arrow_values import holds_exactly
@@ -139,7 +139,7 @@ class PythonCalls:
             raise NotNative(f"{call.name} on {', '.join(families)} has no native form")
         if call.name == "round" and len(args) == 2 and args[1].nullable:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
-        return self._term(low, _over_columns(low, call), result, None, nullable=False)
+        return self._term(low, call, result, None, nullable=False)
 
     def lower_helper(self, low, call) -> Typed:
         """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;
@@ -147,7 +147,6 @@ class PythonCalls:
         session remembers it per call and sample: the model may read the call in several
         places, each collect lowers it again, and typing runs the helper on every record of
         the sample."""
-        call = _over_columns(low, call)
         sample = low.sample  # kept alive by the entry, so no other sample takes its id
         _, result = remembered(self.session, "helper_families", (call, id(sample)),
                                lambda: (sample, _family_or_reason(call, sample)))
@@ -197,14 +196,6 @@ class PythonCalls:
         # nondeterministic, so that Catalyst keeps each call in its own column, computed once per
         # row (a deterministic one it copies into every expression that reads the column)
         self.session.udf.register(sql_name, F.arrow_udf(udf, returned).asNondeterministic())
-
-
-def _over_columns(low, term):
-    """`term` with an explosion's piece (`Elem()`) read as the column that holds it, as every
-    other value it reads: the UDF takes it as an argument."""
-    if low.elem is None:
-        return term
-    return transform(term, lambda t: Field(low.elem) if isinstance(t, Elem) else t)
 
 
 def _family_or_reason(call, sample: tuple):
