@@ -48,7 +48,6 @@ Spark in one call, and its error messages are one small expression each.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 from contextlib import contextmanager
 from typing import Iterator, Optional
@@ -61,6 +60,7 @@ from udflow.expr import Call, Expr, Field, IfElse, Lit, Not
 from udflow.expr import BoolOp as BoolOpTerm
 from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_tables, nullness,
                                   python_words, sql)
+from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_types import (
     NotNative,
     Typed,
@@ -73,7 +73,7 @@ from udflow.spark_backend.native_types import (
     ordered_group,
     wider_decimal,
 )
-from udflow.spark_backend.sql import case, ident, literal
+from udflow.spark_backend.sql import case, ident
 
 __all__ = ["NativeLowering", "NotNative", "Typed", "col", "family_of"]
 
@@ -83,11 +83,7 @@ def col(name: str) -> Column:
     return F.expr(ident(name))
 
 
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode("utf-8")).decode("ascii")
-
-
-class NativeLowering:
+class NativeLowering(RaisingSql):
     """Lowers terms over the columns of `schema`; `where` names the user's function and line
     in the messages of the errors the native form raises."""
 
@@ -229,57 +225,6 @@ class NativeLowering:
             return truth, True
         typed, raises = self.lower_raising(term)
         return self.truth(typed), raises
-
-    # -- errors ---------------------------------------------------------------------------
-
-    def error(self, message, *operands: Typed) -> str:
-        """SQL that raises `message` (a text, or [(condition, text), ...] choosing one at run
-        time), naming the user's function and showing the record's read
-        fields (and the operands, when they are plain columns or constants), marked as the
-        Python path marks a failing function (`udf.MarkedFailure`), so that the driver reports
-        it as a `UdfRuntimeError` like any error of the function. The constant text is encoded
-        here, once; only the record is encoded per row, and only when it raises."""
-        self.guards_made += 1
-        at = f" (line {self.line})" if self.line else ""
-
-        def head(text: str) -> str:
-            return literal(b64(f"{self.where} raised {text}{at}\n  record: "))
-
-        if isinstance(message, str):
-            first = head(message)
-        else:  # [(condition, text), ...]: the first whose condition holds, else the last
-            first = case([(cond, head(text)) for cond, text in message[:-1]], head(message[-1][1]))
-        chunks = [first, "'.'", self._record_text()]
-        if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term
-            values = sql.call("array", *[sql.cast(o.sql, "STRING") for o in operands])
-            chunks += ["'.'", literal(b64("\n  operands: ")), "'.'", _base64_json(values)]
-        return self._raise(chunks)
-
-    def raised(self, encoded: str) -> str:
-        """SQL that raises a message computed at run time (`encoded`: SQL of its text in base64,
-        e.g. Python's own words for an error `python_calls` caught), marked as `error` marks."""
-        self.guards_made += 1
-        at = f" (line {self.line})" if self.line else ""
-        return self._raise([literal(b64(f"{self.where} raised ")), "'.'", encoded, "'.'",
-                            literal(b64(f"{at}\n  record: ")), "'.'", self._record_text()])
-
-    def _raise(self, chunks: list) -> str:
-        # A nondeterministic part (spark_partition_id(); not rand(), whose comparisons with
-        # constants Spark folds) makes the raising expression nondeterministic, so that Catalyst
-        # neither moves it past another operator (a filter below or above, a join), nor merges
-        # it into their conditions, nor hoists it as a common subexpression: it raises only on
-        # the rows that reach it in the plan, as Python does. Evaluated only when raising.
-        pin = "IF(spark_partition_id() < 0, '?', '')" if self.pinned else "''"
-        return sql.call("raise_error", sql.call("concat", "'<<udflow:'", *chunks, "':udflow>>'", pin))
-
-    def _record_text(self) -> str:
-        if self._record is None:
-            if self.shown:
-                record = sql.call("named_struct", *[p for n in self.shown for p in (literal(n), ident(n))])
-                self._record = _base64_json(record)
-            else:
-                self._record = literal(b64("{}"))
-        return self._record
 
     def guarded(self, guards: list, value: str) -> str:
         """CASE WHEN guard1 THEN raise1 WHEN ... ELSE value END: the first failing guard raises."""
@@ -521,11 +466,6 @@ def _widened(column: str, data_type) -> str:
     if family_of(data_type) == "int" and not isinstance(data_type, LongType):
         return f"CAST({column} AS BIGINT)"
     return column
-
-
-def _base64_json(value: str) -> str:
-    """SQL: the JSON of `value` as base64 (Spark may break it into lines: the reader strips them)."""
-    return sql.call("base64", sql.call("encode", sql.call("to_json", value, "map('ignoreNullFields', 'false')"), "'UTF-8'"))
 
 
 def _bound(bound, n: str, default: str) -> str:

@@ -1,0 +1,82 @@
+"""How a native form raises: the user's error as SQL, marked as the Python path marks it.
+
+`NativeLowering` builds its guards' errors with these methods (a mixin: they read the
+lowering's `where`, `line`, `shown` fields, `pinned` and `guards_made`):
+
+    error("ZeroDivisionError: float division by zero", x, y)
+        raise_error(concat('<<udflow:', <head, base64>, '.', <the record's JSON, base64>,
+                           '.', <operands>, ':udflow>>', <pin>))
+    raised(encoded)      the same, for a message computed at run time (a Python call's error)
+
+The driver finds the marker in Spark's error (`udf.translated`) and raises the decoded
+text as the user's `UdfRuntimeError`, as for an error of the function run in Python.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from udflow.spark_backend import sql
+from udflow.spark_backend.native_types import Typed
+from udflow.spark_backend.sql import case, ident, literal
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+class RaisingSql:
+    def error(self, message, *operands: Typed) -> str:
+        """SQL that raises `message` (a text, or [(condition, text), ...] choosing one at run
+        time), naming the user's function and showing the record's read
+        fields (and the operands, when they are plain columns or constants), marked as the
+        Python path marks a failing function (`udf.MarkedFailure`), so that the driver reports
+        it as a `UdfRuntimeError` like any error of the function. The constant text is encoded
+        here, once; only the record is encoded per row, and only when it raises."""
+        self.guards_made += 1
+        at = f" (line {self.line})" if self.line else ""
+
+        def head(text: str) -> str:
+            return literal(b64(f"{self.where} raised {text}{at}\n  record: "))
+
+        if isinstance(message, str):
+            first = head(message)
+        else:  # [(condition, text), ...]: the first whose condition holds, else the last
+            first = case([(cond, head(text)) for cond, text in message[:-1]], head(message[-1][1]))
+        chunks = [first, "'.'", self._record_text()]
+        if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term
+            values = sql.call("array", *[sql.cast(o.sql, "STRING") for o in operands])
+            chunks += ["'.'", literal(b64("\n  operands: ")), "'.'", _base64_json(values)]
+        return self._raise(chunks)
+
+    def raised(self, encoded: str) -> str:
+        """SQL that raises a message computed at run time (`encoded`: SQL of its text in base64,
+        e.g. Python's own words for an error `python_calls` caught), marked as `error` marks."""
+        self.guards_made += 1
+        at = f" (line {self.line})" if self.line else ""
+        return self._raise([literal(b64(f"{self.where} raised ")), "'.'", encoded, "'.'",
+                            literal(b64(f"{at}\n  record: ")), "'.'", self._record_text()])
+
+    def _raise(self, chunks: list) -> str:
+        # A nondeterministic part (spark_partition_id(); not rand(), whose comparisons with
+        # constants Spark folds) makes the raising expression nondeterministic, so that Catalyst
+        # neither moves it past another operator (a filter below or above, a join), nor merges
+        # it into their conditions, nor hoists it as a common subexpression: it raises only on
+        # the rows that reach it in the plan, as Python does. Evaluated only when raising.
+        pin = "IF(spark_partition_id() < 0, '?', '')" if self.pinned else "''"
+        return sql.call("raise_error", sql.call("concat", "'<<udflow:'", *chunks, "':udflow>>'", pin))
+
+    def _record_text(self) -> str:
+        if self._record is None:
+            if self.shown:
+                record = sql.call("named_struct", *[p for n in self.shown for p in (literal(n), ident(n))])
+                self._record = _base64_json(record)
+            else:
+                self._record = literal(b64("{}"))
+        return self._record
+
+
+
+def _base64_json(value: str) -> str:
+    """SQL: the JSON of `value` as base64 (Spark may break it into lines: the reader strips them)."""
+    return sql.call("base64", sql.call("encode", sql.call("to_json", value, "map('ignoreNullFields', 'false')"), "'UTF-8'"))
