@@ -376,8 +376,24 @@ def loop_over_a_field(r):
         yield {**r, "p": p}
 
 
-NOT_EXPLODES = [split_with_maxsplit, split_by_a_variable, yields_under_a_condition, two_yields,
-                rsplit_is_not_split, loop_over_a_field]
+NOT_EXPLODES = [split_with_maxsplit, split_by_a_variable, two_yields, rsplit_is_not_split, loop_over_a_field]
+
+
+def bound_then_under_a_condition(r):
+    for p in r["s"].split("|"):
+        n = len(p)
+        if n > 1 and p != "xx":
+            yield {**r, "p": p, "n": n}
+
+
+@pytest.mark.parametrize("fn", [yields_under_a_condition, bound_then_under_a_condition],
+                         ids=lambda f: f.__name__)
+def test_a_loop_yielding_under_a_condition_is_an_explosion_with_a_guard(fn):
+    model = uf.analyze(fn, {"k", "s", "x"}).model
+    assert model is not None and model.guard is not None and ": if " in str(model)
+    for s in ("a||bb|xx|ccc", "", "|", "xx"):
+        record = {"k": "a", "s": s, "x": 1}
+        assert apply(model, record) == list(fn(record))
 
 
 @pytest.mark.parametrize("fn", NOT_EXPLODES, ids=[f.__name__ for f in NOT_EXPLODES])
