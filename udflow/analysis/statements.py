@@ -353,7 +353,7 @@ def _explosion_split(fnode, s):
         body = body[1:]
     if body != [s] or not isinstance(s, ast.For) or not isinstance(s.target, ast.Name) or s.orelse:
         return None
-    if not _piece_body(s.body, s.target.id):
+    if not _piece_body(s.body, {s.target.id, *params[:1]}):
         return None
     call = s.iter
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "split"
@@ -367,12 +367,12 @@ def _explosion_split(fnode, s):
     return None
 
 
-def _piece_body(body: list, piece: str) -> bool:
-    """An explosion's loop body: plain names bound (not the piece's), then one `yield {...}`,
-    alone or under one `if` with no `else`."""
+def _piece_body(body: list, kept: set) -> bool:
+    """An explosion's loop body: plain names bound (neither the piece's nor the record's:
+    `kept`), then one `yield {...}`, alone or under one `if` with no `else`."""
     *binds, last = body
     if not all(isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
-               and b.targets[0].id != piece for b in binds):
+               and b.targets[0].id not in kept for b in binds):
         return False
     if isinstance(last, ast.If) and not last.orelse and len(last.body) == 1:
         last = last.body[0]
