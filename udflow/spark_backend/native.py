@@ -49,7 +49,7 @@ Spark in one call, and its error messages are one small expression each.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Iterator, Optional
 
 from pyspark.sql import Column
@@ -183,17 +183,12 @@ class NativeLowering(RaisingSql):
     def _in_order(self, values: tuple, op: str, lower) -> list:
         """Each operand of `and`/`or` lowered knowing what reaching it proves: the earlier
         operands were truthy (`and`) or falsy (`or`)."""
-        out, known, computed, terms = [], frozenset(), frozenset(), frozenset()
-        for value in values:
-            with self.assuming(known, computed, terms):
+        out = []
+        with ExitStack() as reached:
+            for value in values:
                 out.append(lower(value))
-            # reaching the next operand, this one was computed, and was truthy (`and`) or falsy (`or`)
-            if op == "and":
-                known, computed = known | nullness.when_true(value), computed | nullness.computed_when_true(value)
-                terms |= nullness.terms_when_true(value)
-            else:
-                known, computed = known | nullness.when_false(value), computed | nullness.computed_when_false(value)
-                terms |= nullness.terms_when_false(value)
+                # reaching the next operand, this one was computed, and was truthy (`and`) or falsy (`or`)
+                reached.enter_context(self.knowing(value, op == "and"))
         return out
 
     def predicate(self, term: Expr) -> str:
