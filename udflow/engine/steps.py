@@ -171,18 +171,16 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
     in_python = []
     for line, term, contract in _terms_and_contracts(model):
         for t, in_aggregate in _calls(term):
-            if t in contract:
+            helper = isinstance(t, HelperCall)
+            if t in contract or not helper and t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
                 continue
-            if isinstance(model, ExplodeModel) and any(isinstance(e, Elem) for e in t.walk()) \
-                    and not (t.name in NATIVE_CALLS and arity_fits(t.name, t.args)):
-                name = f"your helper {t.name}" if isinstance(t, HelperCall) else t.name
+            if isinstance(model, ExplodeModel) and any(isinstance(e, Elem) for e in t.walk()):
+                name = f"your helper {t.name}" if helper else t.name
                 return f"calls {name} on each piece of the explosion (line {line}), which runs as Python", []
-            if isinstance(t, HelperCall):
+            if helper:
                 if in_aggregate or isinstance(model, (GroupFilterModel, ReduceModel)):
                     return f"calls your helper {t.name} where it cannot run as Python (line {line})", []
                 in_python.append(f"your helper {t.name} (line {line})")
-                continue
-            if t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
                 continue
             if t.name in RESULTS and not in_aggregate and not isinstance(model, GroupFilterModel):
                 in_python.append(f"{t.name} (line {line})")

@@ -18,6 +18,7 @@ different types, is `NotNative` too: a DataFrame has one schema.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Optional
 
 from pyspark.sql import DataFrame
@@ -255,7 +256,7 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     pieces_lowering.line = model.line
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
         exploded = exploded.filter(pieces_lowering.predicate(model.guard))
-    with pieces_lowering.knowing(model.guard if model.guard is not None else Lit(True), True):
+    with pieces_lowering.knowing(model.guard, True) if model.guard is not None else nullcontext():
         lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
     values = {name: t.sql for name, (t, _) in lowered.items()}
     written_nonnull = frozenset(n for n, (t, _) in lowered.items() if not t.nullable)
