@@ -53,6 +53,11 @@ def test_the_udf_dataframe_opens_whole_and_its_optimized_form_gives_the_flows_ro
     assert not opened.kept, [str(k) for k in opened.kept]
     assert [udf for udf, _ in opened.udfs] == udfs
 
+    # every UDF runs natively, documents' tokenizer too: Python computes each document's list
+    # of tokens, as the user's UDF did, and Spark explodes it
+    physical = udflow.optimize(opened.flow).best.physical()
+    assert not any(step.in_python for step in physical.steps), str(physical)
+
     optimized = udflow.optimize_dataframe(df)
     assert optimized.columns == columns
     assert (why := bag_mismatch(expected, rows_of(optimized.collect(), columns))) is None, f"optimized: {why}"

@@ -330,6 +330,29 @@ def test_an_explode_udf_with_a_docstring_still_explodes_natively(frames):
     assert step.native, step
 
 
+def kept_words(text):
+    out = []
+    for w in text.split():
+        if len(w) > 1:
+            out.append(w.upper() if w.startswith("b") else None)
+    return out
+
+
+def test_an_explode_of_a_udfs_list_explodes_natively_and_keeps_sparks_null_semantics(frames, spark):
+    """`F.explode(udf(...))` of a UDF that builds its list: the UDF runs in Python once per row,
+    as the user's own, and Spark explodes its list: a null list gives no row, a None item a
+    row with null."""
+    from pyspark.sql import functions as F
+
+    docs = spark.createDataFrame([(1, "bb cc d"), (2, None), (3, ""), (4, "bx by")], "id bigint, text string")
+    u = F.udf(lambda t: None if t is None else kept_words(t), "array<string>")
+    df = docs.select("id", F.explode(u("text")).alias("w"))
+    opened = open_dataframe(df)
+    step = opened.flow.physical().root
+    assert step.native and "your helper" in step.describe(), step.describe()
+    _same_three_ways(df)
+
+
 def test_a_join_on_keys_spark_widens_opens(frames, spark):
     """`CAST(k AS BIGINT) = oid` (an int column joined with a bigint one) is an equi-join on the
     values: the join, and the UDF below it, open."""

@@ -327,3 +327,58 @@ def test_an_explosions_condition_raises_on_the_piece_python_raises_on():
         said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
     assert said[0] == said[1] == "ZeroDivisionError: integer division or modulo by zero (line {})".format(
         tenth_of_each.__code__.co_firstlineno + 3)
+
+
+def cleaned_words(text):
+    """A tokenizer as users write one: a loop that appends (no term of the IR says its list)."""
+    out = []
+    for raw in text.split():
+        word = raw.strip(PUNCTUATION).lower()
+        if word and word not in STOP_WORDS:
+            out.append(word)
+    return out
+
+
+def words_of(r):
+    for token in cleaned_words(r["s"]):
+        yield {"k": r["k"], "token": token}
+
+
+def maybe_sizes(n):
+    return [None if i % 3 == 0 else i * i for i in range(n)] if n is not None else None
+
+
+def sized_pieces(r):
+    for size in maybe_sizes(r["n"]):
+        if size is None or size > 1:
+            yield {**r, "size": size, "half": None if size is None else size // 2}
+
+
+def test_an_explosion_of_a_helpers_list_runs_the_helper_in_python_and_explodes_natively(spark):
+    """issue 29, item 2: `for t in helper(...)`: Python computes each record's list, once per
+    record, and Spark explodes it; the pieces' fields and condition are native. Items may be
+    None, as Python's `for` gives them."""
+    rows = [{"k": i, "s": t, "n": i} for i, t in enumerate(TEXTS)]
+    for fn in (words_of, sized_pieces):
+        flow = uf.source("t", rows=rows).map(fn)
+        assert flow.physical().root.describe().startswith("native, with Python for your helper "), fn
+        chosen = uf.optimize(flow).chosen
+        lowering = Lowering(spark, chosen.flow.physical(), samples=dict(chosen.samples))
+        got = lowering.records(chosen.node)
+        assert chosen.node.label in lowering.native_labels, lowering.python_reasons
+        assert _bag(got) == _bag(flow.collect(engine="reference")) and got
+        plan = lowering.lower(chosen.node).df._jdf.queryExecution().executedPlan().toString()
+        assert "Generate explode" in plan and "ArrowEvalPython" in plan, plan
+
+
+def test_an_explosion_of_none_raises_pythons_type_error_on_both_engines():
+    rows = [{"k": 1, "s": "a b", "n": 2}, {"k": 2, "s": "c", "n": None}]
+    failing = uf.source("t", rows=rows).map(sized_pieces)
+    assert failing.physical().root.native
+    said = []
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError) as err:
+            failing.collect(engine=engine)
+        said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert said[0] == said[1] == "TypeError: 'NoneType' object is not iterable (line {})".format(
+        sized_pieces.__code__.co_firstlineno + 1)

@@ -404,9 +404,12 @@ ELEM = "\x00elem"  # the reserved key under which `evaluate` finds the element a
 @dataclass(frozen=True)
 class Elem(Expr):
     """The loop variable of an `ExplodeModel`: the element at hand of `source.split(sep)`, a
-    str (never None; "" where Python's split keeps an empty piece). Valid only in that model's
-    emitted fields; `evaluate` reads it from the record under the reserved key ELEM. Prints
-    as `x`."""
+    str (never None; "" where Python's split keeps an empty piece), or with `split` False of
+    the source's value itself as Python's `for` iterates it (any value, None included). Valid
+    only in that model's emitted fields; `evaluate` reads it from the record under the
+    reserved key ELEM. Prints as `x`."""
+
+    split: bool = True
 
     def __str__(self) -> str:
         return "x"

@@ -210,7 +210,12 @@ class ExplodeModel:
 
     `guard` (None: always): a piece's record is emitted only where it is truthy, evaluated
     per piece before the fields (the loop body's `if ...: yield {...}`, names bound in the
-    body inlined; what the body computes on every piece, `Evaluated`, comes first in it)."""
+    body inlined; what the body computes on every piece, `Evaluated`, comes first in it).
+
+    With `split` False the pieces are the source's value itself as Python's `for` iterates it
+    (`for t in tokens(r["text"]):`, a helper's list): None or a value that is not iterable
+    raises TypeError before any piece, and a piece may be of any type, None included
+    (`Elem(split=False)`); `sep` is then None and means nothing."""
 
     source: Expr
     sep: Optional[str]
@@ -219,11 +224,13 @@ class ExplodeModel:
     line: int = 0
     computed_at: tuple = field(default=(), compare=False)  # as `RecordModel`'s
     guard: Optional[Expr] = None
+    split: bool = True
 
     def __str__(self) -> str:
         sep = "" if self.sep is None else repr(self.sep)
         when = "" if self.guard is None else f"if {self.guard}: "
-        return f"for x in {self.source}.split({sep}): {when}{self.emit}"
+        pieces = f"{self.source}.split({sep})" if self.split else f"{self.source}"
+        return f"for x in {pieces}: {when}{self.emit}"
 
 
 def apply(model, record: Mapping[str, Any]) -> list:
@@ -251,7 +258,8 @@ def _emitted(emit, record) -> list:
 
 def _exploded(model: ExplodeModel, record) -> list:
     out = []
-    for piece in evaluate(model.source, record).split(model.sep):
+    value = evaluate(model.source, record)
+    for piece in value.split(model.sep) if model.split else value:
         scope = {**record, ELEM: piece}
         if model.guard is not None and not evaluate(model.guard, scope):
             continue

@@ -47,17 +47,18 @@ class ModelRecorder:
         self.first_seen: dict = {}
         self.maybe_seen: dict = {}
         self.seq = 0
-        self.explosion: Optional[tuple] = None  # (source, sep, name, line)
+        self.explosion: Optional[tuple] = None  # (source, sep, name, line, split)
 
-    def explode(self, source: Optional[Expr], sep: Optional[str], name: str, line: int) -> None:
-        """The function is one `for name in source.split(sep): yield {...}` (statements.py
-        checked the shape): its model is an ExplodeModel."""
+    def explode(self, source: Optional[Expr], sep: Optional[str], name: str, line: int, split: bool = True) -> None:
+        """The function is one `for name in source.split(sep): yield {...}`, or with `split`
+        False `for name in source: yield {...}` (statements.py checked the shape): its model
+        is an ExplodeModel."""
         if source is None:
-            self.block("splits a value the expression IR cannot express", line)
+            self.block(f"{'splits' if split else 'iterates over'} a value the expression IR cannot express", line)
         elif not tuples_in_place(source):
             self.block(MISPLACED_TUPLE, line)
         elif self.reason is None:
-            self.explosion = (source, sep, name, line)
+            self.explosion = (source, sep, name, line, split)
 
     def evaluated(self, term: Optional[Expr], line: int, sure: bool) -> None:
         """The function evaluates `term` at `line` (its syntax node's, not the statement's:
@@ -152,7 +153,7 @@ class ModelRecorder:
 
     def _explode_model(self):
         """The loop body's one `yield {...}`, recorded once per round of the loop's fixpoint."""
-        source, sep, name, line = self.explosion
+        source, sep, name, line, split = self.explosion
         outcomes = {(guards, outcome) for guards, outcome, _, _ in self.cases}
         if len(outcomes) != 1:
             return None, f"emits different records in the loop (line {line})"
@@ -160,7 +161,7 @@ class ModelRecorder:
         if not isinstance(emit, Emit):
             return None, f"emits no record in the loop (line {line})"
         guard = _conjunction(guards) if guards else None
-        return ExplodeModel(source, sep, name, emit, line, self._computed_at(), guard), None
+        return ExplodeModel(source, sep, name, emit, line, self._computed_at(), guard, split), None
 
     def _group_filter(self, line: int, forwards_groups: bool):
         """A GroupFilterModel: the cases' guards, in order, decide whether the group is forwarded

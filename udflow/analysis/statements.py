@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import decimal
+from dataclasses import dataclass
+from typing import Optional
 
 from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.state import RECORD_KINDS
@@ -184,7 +186,8 @@ class Statements:
         if isinstance(s, ast.For):
             it = self.ev(s.iter)
             if split is not None:
-                an.model.explode(an.node_terms.get(id(s.iter.func.value)), split[0], s.target.id, s.lineno)
+                over = s.iter.func.value if split.splits else s.iter
+                an.model.explode(an.node_terms.get(id(over)), split.sep, s.target.id, s.lineno, split.splits)
             deps = set(it.deps) | {d for a in it.atoms if isinstance(a, (FieldOf,)) for d in self.deps(val(a))}
             an.read(deps - {ORDER}, s.iter, "iterated over", self)
             elem = self.element(it, s.iter)
@@ -211,7 +214,7 @@ class Statements:
                 if elem is not None:
                     self.bind(s.target, elem.plus(deps), s)
                     if split is not None:  # the piece at hand of the explosion
-                        self.env[s.target.id] = self.env[s.target.id].with_term(Elem())
+                        self.env[s.target.id] = self.env[s.target.id].with_term(Elem(split.splits))
                 out = self.sub_block(s.body, "body", s, deps)
                 merged = dict(env)
                 for k, v in out.items():
@@ -333,11 +336,21 @@ class Statements:
                 an.model.block("emits one of several dicts from one expression", node.lineno)
 
 
-def _explosion_split(fnode, s):
-    """`(sep,)` when the function's whole body (but a docstring) is the loop `s` of the exact
-    shape an `ExplodeModel` describes, else None:
+@dataclass(frozen=True)
+class Pieces:
+    """How an explosion's loop takes its pieces: `TERM.split(sep)`, or (`splits` False) the
+    value of the loop's iterable itself, `for NAME in TERM:`."""
+
+    splits: bool
+    sep: Optional[str] = None
+
+
+def _explosion_split(fnode, s) -> Optional[Pieces]:
+    """How the loop `s` takes its pieces when the function's whole body (but a docstring) is
+    that loop, of the exact shape an `ExplodeModel` describes, else None:
 
         for NAME in TERM.split(SEP):      SEP a non-empty str literal, or none (sep None)
+        for NAME in TERM:                 any other iterable (a helper's list): its items
             word = ...                    names bound in the body (any number, or none)
             if TEST:                      the record's condition (or none: always)
                 yield {...}
@@ -356,14 +369,15 @@ def _explosion_split(fnode, s):
     if not _piece_body(s.body, {s.target.id, *params[:1]}):
         return None
     call = s.iter
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "split"
-            and not call.keywords and len(call.args) <= 1):
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "split"):
+        return Pieces(splits=False)
+    if call.keywords or len(call.args) > 1:
         return None
     if not call.args:
-        return (None,)
+        return Pieces(splits=True)
     sep = call.args[0]
     if isinstance(sep, ast.Constant) and isinstance(sep.value, str) and sep.value:
-        return (sep.value,)
+        return Pieces(splits=True, sep=sep.value)
     return None
 
 

@@ -238,7 +238,8 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 
 def _is_str_term(term: Expr) -> bool:
-    return isinstance(term, (Field, Elem)) or (isinstance(term, Call) and term.name.startswith("str."))
+    return isinstance(term, Field) or isinstance(term, Elem) and term.split \
+        or (isinstance(term, Call) and term.name.startswith("str."))
 
 
 def _subscript(frame, node, value: Val):

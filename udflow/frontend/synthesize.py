@@ -13,19 +13,22 @@ the user's `def`, and every `return E` of the UDF itself made `return <wrap>(E)`
 other line is the user's, at its own line number. The text is registered with
 `linecache` under the name `<file> [from_spark]`, so the analysis reads it like any
 function, and what it says about a line is about the user's line. A filter returns the
-UDF's value; an explosion (`F.explode(udf(...))`) binds it and yields one record per
-element (Spark's explode of a null array: no record):
+UDF's value. An explosion (`F.explode(udf(...))`) of a UDF that returns a str's split
+iterates it in place, which the analysis models natively (split and explode in Spark):
 
-    __udflow_v = (s.split())
-    if __udflow_v is not None:
-        for __udflow_x in __udflow_v:
-            yield {**__udflow_row, "tok": __udflow_x}
+    for __udflow_x in s.split(): yield {**__udflow_row, "tok": __udflow_x}
 
 The UDF's closure variables stay closure variables: the function is made by an outer
 `def __udflow_make(<free variables>)` two lines above. Where the text cannot be edited
-so (a def on one line, an explosion with several returns, a file without the source),
-`call_wrapper` calls the UDF as it is: the analysis follows it as a helper, so its
-reads and writes stay exact and its value runs as Python.
+so (a def on one line, a file without the source), `call_wrapper` calls the UDF as it
+is: the analysis follows it as a helper, so its reads and writes stay exact and its
+value runs as Python. Any other explosion is a loop over a helper that calls the UDF
+(`items_helper`): Python computes each record's list, as the user's UDF did, and Spark
+explodes it (Spark's explode of a null array: no record):
+
+    def tokens(__udflow_row):
+        for __udflow_x in tokens_items(__udflow_row["text"]):
+            yield {**__udflow_row, "tok": __udflow_x}
 """
 
 from __future__ import annotations
@@ -76,10 +79,6 @@ class Shape:
     def fallthrough(self) -> str:
         return self.wrap("None")
 
-    def explode_lines(self, indent: str) -> list[str]:
-        return [f"{indent}if {VALUE} is not None:",
-                f"{indent}    for {ELEMENT} in {VALUE}:",
-                f"{indent}        yield {{**{ROW}, {self.out!r}: {self.converted(ELEMENT)}}}"]
 
 
 def record_function(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
@@ -130,16 +129,13 @@ def _def_text(lines, node: ast.FunctionDef, params, columns, shape: Shape):
     returns = list(_own_returns(node))
     if shape.kind == "explode":
         last = body[-1]
-        if len(returns) != 1 or returns[0] is not last or last.value is None:
-            raise NotInlined("an explosion whose function does not end in its only return")
+        if [s for s in body if not _docstring(s)] != [last] or returns != [last] or not is_split(last.value):
+            raise NotInlined("an explosion of anything but the split of a str")
         shape = _split_strings(shape, last.value)
-        if never_none(last.value):  # Python's for over it raises where Spark's explode gives no row
-            _splice(out, last.lineno, last.col_offset, len("return"), f"for {ELEMENT} in")
-            _splice(out, last.end_lineno, last.end_col_offset + len(f"for {ELEMENT} in") - len("return"), 0,
-                    f": yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}")
-            return out[: node.end_lineno], node.lineno, indent
-        _splice(out, last.lineno, last.col_offset, len("return"), f"{VALUE} =")
-        return out[: node.end_lineno] + shape.explode_lines(indent), node.lineno, indent
+        _splice(out, last.lineno, last.col_offset, len("return"), f"for {ELEMENT} in")
+        _splice(out, last.end_lineno, last.end_col_offset + len(f"for {ELEMENT} in") - len("return"), 0,
+                f": yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}")
+        return out[: node.end_lineno], node.lineno, indent
     for ret in sorted(returns, key=lambda r: (r.lineno, r.col_offset), reverse=True):
         _rewrite_return(out, ret, shape)
     tail = [] if always_returns(body) else [indent + "return " + shape.fallthrough()]
@@ -152,18 +148,17 @@ def _lambda_text(lines, node: ast.Lambda, params, columns, shape: Shape):
     segment = _segment(lines, body)
     out = [""] * len(lines)
     head = indent + _binding(params, columns) + "; "
-    shape = _split_strings(shape, body) if shape.kind == "explode" else shape
-    if shape.kind == "explode" and never_none(body):
+    if shape.kind == "explode" and not is_split(body):
+        raise NotInlined("an explosion of anything but the split of a str")
+    if shape.kind == "explode":
+        shape = _split_strings(shape, body)
         text = head + f"for {ELEMENT} in {segment}: yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}"
-    elif shape.kind == "explode":
-        text = head + f"{VALUE} = ({segment})"
     else:
         text = head + "return " + shape.wrap(segment)
     for i, part in enumerate(text.split("\n")):
         out[node.lineno - 1 + i] = part
     last = node.lineno + text.count("\n")
-    tail = shape.explode_lines(indent) if shape.kind == "explode" and not never_none(body) else []
-    return out[:last] + tail, node.lineno, indent
+    return out[:last], node.lineno, indent
 
 
 def _split_strings(shape: Shape, e: ast.expr) -> Shape:
@@ -175,13 +170,16 @@ def _split_strings(shape: Shape, e: ast.expr) -> Shape:
     return dataclasses.replace(shape, convert=None) if splits and strings else shape
 
 
-def never_none(e: ast.expr) -> bool:
-    """`e` is a list, tuple or the list of a `split`: never None (Python's for over None raises,
-    Spark's explode of a null array gives no row, so only these iterate without a None test)."""
-    if isinstance(e, (ast.List, ast.ListComp, ast.Tuple)):
-        return True
+def is_split(e: ast.expr) -> bool:
+    """`e` is `TERM.split(...)` (or rsplit, splitlines): a list, never None, so the record
+    function iterates it as it is (where Spark's explode of a null array gives no row, Python's
+    for over None raises); the analysis models `for x in s.split(sep)` natively."""
     return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
             and e.func.attr in ("split", "rsplit", "splitlines"))
+
+
+def _docstring(s) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
 
 
 def _segment(lines, e: ast.expr) -> str:
@@ -268,12 +266,26 @@ def call_wrapper(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callab
     name = getattr(fn, "__name__", "udf")
     name = name if name.isidentifier() else "udf"
     args = ", ".join(f"{ROW}[{c!r}]" for c in columns)
-    body = [f"    {VALUE} = {CALLEE}({args})"]
     if shape.kind == "explode":
-        body += shape.explode_lines("    ")
-    else:
-        body.append(f"    return {shape.wrap(VALUE)}")
+        items = items_helper(fn, len(columns), shape, tag, f"{name}_items")
+        body = [f"    for {ELEMENT} in {items.__name__}({args}):",
+                f"        yield {{**{ROW}, {shape.out!r}: {ELEMENT}}}"]
+        return _generated(name, ROW, body, tag, {items.__name__: items})
+    body = [f"    {VALUE} = {CALLEE}({args})", f"    return {shape.wrap(VALUE)}"]
     return _generated(name, ROW, body, tag, {CALLEE: fn, **shape.bound()})
+
+
+def items_helper(fn: Callable, arity: int, shape: Shape, tag: str, name: str) -> Callable:
+    """`name(a0, ...)`: the items `F.explode` makes rows of, the UDF's value made its declared
+    element type item by item, none for a None value (Spark's explode of a null array). The
+    record function iterates it (`for x in name(r["text"]): yield {...}`), which the analysis
+    models as an explosion of a helper's list: Python computes the list, Spark explodes it."""
+    params = ", ".join(f"a{i}" for i in range(arity))
+    body = [f"    {VALUE} = {CALLEE}({params})",
+            f"    if {VALUE} is None:",
+            "        return []",
+            f"    return [{shape.converted(ELEMENT)} for {ELEMENT} in {VALUE}]"]
+    return _generated(name, params, body, tag, {CALLEE: fn, **shape.bound()})
 
 
 def projection(columns: tuple, renames: dict, tag: str) -> Callable:

@@ -272,6 +272,8 @@ class NativeLowering(RaisingSql):
     def _Elem(self, t) -> Typed:
         if self.elem is None:
             raise NotNative("the element of an explosion outside one")
+        if not t.split:  # an item of any type: the exploded column's, maybe None
+            return self._Field(Field(self.elem))
         return Typed(ident(self.elem), "str", False, True)
 
     def _Lit(self, t: Lit) -> Typed:

@@ -226,7 +226,9 @@ def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached
 
 
 def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) -> tuple[DataFrame, frozenset]:
-    """One row per piece of the source string, in order (`explode` of Spark's `split`):
+    """One row per piece of the source string, in order (`explode` of Spark's `split`), or per
+    item of the source's value (`for t in tokens(r["text"])`: `explode` of the list Python
+    computes for it, `_items`):
 
         for g in r["genres"].split("|"):        df.selectExpr("*", "explode(split(genres, '\\|', -1)) AS elem")
             yield {**r, "genre": g}                .selectExpr(<the input's columns>, "elem AS genre")
@@ -237,21 +239,11 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     before any piece, as Python's `.split` does. A guard keeps the pieces whose record is
     emitted (a filter over the exploded rows), and the fields are computed knowing it held."""
     lowering.line = model.line
-    source = lowering.lower(model.source)
+    pieces = _split_pieces(model, lowering) if model.split else _items(model, lowering)
     df_with_calls = with_calls(df, lowering)  # a Python call in the source, run before the split
-    if source.family != "str":
-        raise NotNative(f"split of a {source.family} value")
-    guards = []
-    if source.nullable:
-        message = "AttributeError: 'NoneType' object has no attribute 'split'"
-        guards.append((f"({source.sql} IS NULL)", lowering.error(message, source)))
-    text = lowering.guarded(guards, source.sql)
-    if model.sep is None:
-        pieces = f"filter(split({text}, {literal(f'[{PY_WHITESPACE}]+')}, -1), p -> p != '')"
-    else:
-        pieces = call("split", text, literal(_quoted(model.sep)), "-1")
     exploded = select_expr(df_with_calls, ["*", f"explode({pieces}) AS {ident(ELEM)}"])
-    pieces_lowering = NativeLowering(exploded.schema, lowering.where, lowering.nonnull | {ELEM},
+    nonnull = lowering.nonnull | {ELEM} if model.split else lowering.nonnull - {ELEM}  # an item may be None
+    pieces_lowering = NativeLowering(exploded.schema, lowering.where, nonnull,
                                      shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at)
     pieces_lowering.line = model.line
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
@@ -264,6 +256,30 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     known = ((lowering.nonnull - set(values)) if copies else frozenset()) | written_nonnull
     raising = [name for name, (_, raises) in lowered.items() if raises]
     return always_computed(select_expr(exploded, _select_list(df.columns, values, copies)), raising), known
+
+
+def _split_pieces(model: ExplodeModel, lowering: NativeLowering) -> str:
+    """The array of the source string's pieces, as Python's `split(sep)` gives them."""
+    source = lowering.lower(model.source)
+    if source.family != "str":
+        raise NotNative(f"split of a {source.family} value")
+    guards = []
+    if source.nullable:
+        message = "AttributeError: 'NoneType' object has no attribute 'split'"
+        guards.append((f"({source.sql} IS NULL)", lowering.error(message, source)))
+    text = lowering.guarded(guards, source.sql)
+    if model.sep is None:
+        return f"filter(split({text}, {literal(f'[{PY_WHITESPACE}]+')}, -1), p -> p != '')"
+    return call("split", text, literal(_quoted(model.sep)), "-1")
+
+
+def _items(model: ExplodeModel, lowering: NativeLowering) -> str:
+    """The array of the source's items, as Python's `for` takes them: computed by Python
+    (`PythonCalls.lower_items`, a helper's list typed by the sample), whose error, None not
+    iterable included, raises before any piece."""
+    if lowering.python_calls is None:
+        raise NotNative(f"the items of {model.source} (Python) here")
+    return lowering.python_calls.lower_items(lowering, model.source).sql
 
 
 def _select_list(columns: list, values: dict, copies: bool) -> list:

@@ -48,6 +48,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
+    ArrayType,
     BooleanType,
     DateType,
     DoubleType,
@@ -97,6 +98,8 @@ ARROW_TYPES = {"str": pa.string(), "int": pa.int64(), "float": pa.float64(), "bo
 HELPER_FAMILIES = {str: "str", int: "int", float: "float", bool: "bool", datetime.date: "date",
                    datetime.datetime: "datetime"}
 RESULT_FIELDS = ("ok", "value", "error")
+LIST = "list:"  # a Python term's result of a list of one family, "list:str" (an explosion's pieces)
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 
 class PythonCalls:
@@ -154,6 +157,17 @@ class PythonCalls:
             raise result
         return self._term(low, call, result, of_type(call.name, result), nullable=True)
 
+    def lower_items(self, low, term) -> Typed:
+        """The items of `term`'s value as Python's `for` takes them (an explosion's source), as
+        an array column computed by Python (`items_of`): never None, since iterating None
+        raises. Its items' type is the one they have on the sampled input records."""
+        sample = low.sample
+        _, family = remembered(self.session, "helper_families", (("items", term), id(sample)),
+                               lambda: (sample, _items_or_reason(term, sample)))
+        if isinstance(family, NotNative):
+            raise family
+        return self._term(low, term, LIST + family, items_of(family), nullable=False)
+
     def _term(self, low, term, result: str, check, nullable: bool) -> Typed:
         """The term computed by Python from the columns it reads (one column per distinct term,
         `with_calls`), and read where the model evaluates it: a column whose reading raises
@@ -183,7 +197,7 @@ class PythonCalls:
         registers it afresh."""
         def register() -> str:
             sql_name = f"__udflow_term_{uuid.uuid4().hex[:16]}"
-            self._register(sql_name, over_arrays(of_record(term, names, check), ARROW_TYPES[result]), result)
+            self._register(sql_name, over_arrays(of_record(term, names, check), arrow_type(result)), result)
             return sql_name
 
         if any(isinstance(t, HelperCall) for t in term.walk()):
@@ -191,11 +205,68 @@ class PythonCalls:
         return remembered(self.session, "term_functions", (term, result), register)
 
     def _register(self, sql_name: str, udf: Callable, result: str) -> None:
-        returned = StructType([StructField("ok", BooleanType(), False), StructField("value", SPARK_TYPES[result]),
+        returned = StructType([StructField("ok", BooleanType(), False), StructField("value", spark_type(result)),
                                StructField("error", StringType())])
         # nondeterministic, so that Catalyst keeps each call in its own column, computed once per
         # row (a deterministic one it copies into every expression that reads the column)
         self.session.udf.register(sql_name, F.arrow_udf(udf, returned).asNondeterministic())
+
+
+def spark_type(result: str):
+    """The Spark type of a Python term's value: a family's, or an array of one (`LIST`)."""
+    if result.startswith(LIST):
+        return ArrayType(SPARK_TYPES[result[len(LIST):]])
+    return SPARK_TYPES[result]
+
+
+def arrow_type(result: str) -> pa.DataType:
+    if result.startswith(LIST):
+        return pa.list_(ARROW_TYPES[result[len(LIST):]])
+    return ARROW_TYPES[result]
+
+
+def _items_or_reason(term, sample: tuple):
+    """The one family of the items of `term`'s values on the sampled records (None aside), or
+    the NotNative saying why there is none."""
+    seen = set()
+    for record in sample:
+        try:
+            items = list(evaluate(term, record))
+        except Exception:  # noqa: BLE001 - an error (None is not iterable) is not a type: raised where Python does
+            continue
+        seen |= {_kind(x) for x in items if x is not None}
+    families = {HELPER_FAMILIES.get(t) for t in seen}
+    if not seen:
+        return NotNative(f"no sampled record gives {term} an item of a type")
+    if len(families) != 1 or None in families:
+        kinds = ", ".join(sorted(t if isinstance(t, str) else t.__name__ for t in seen))
+        return NotNative(f"the items of {term} are {kinds} on the sampled records")
+    return families.pop()
+
+
+def _kind(value):
+    """A value's exact type; "aware" for a datetime with a zone (no column holds it unchanged)."""
+    return type(value) if not isinstance(value, datetime.datetime) or value.tzinfo is None else "aware"
+
+
+def items_of(family: str) -> Callable:
+    """A check that makes a value the list of its items as Python's `for` takes them (`for x in
+    None` raises TypeError: 'NoneType' object is not iterable), each None or the sampled
+    family's own type, an int within 64 bits: any other raises (udflow types the column by
+    the sample) instead of being converted."""
+    expected = next(t for t, f in HELPER_FAMILIES.items() if f == family)
+
+    def check(value):
+        items = [x for x in value]
+        for x in items:
+            if x is not None and (type(x) is not expected or family == "datetime" and x.tzinfo is not None):
+                raise TypeError(f"an item {x!r} here, where the items were {expected.__name__}s on the records "
+                                f"udflow sampled to type them (run the flow with native=False)")
+            if family == "int" and x is not None and not INT_MIN <= x <= INT_MAX:
+                raise OverflowError("int overflow past 64 bits")
+        return items
+
+    return check
 
 
 def _family_or_reason(call, sample: tuple):
@@ -216,7 +287,7 @@ def helper_family(call, sample: tuple) -> str:
         except Exception:  # noqa: BLE001 - an error is not a type: the plan raises it where Python does
             continue
         if value is not None:
-            seen.add(type(value) if not isinstance(value, datetime.datetime) or value.tzinfo is None else "aware")
+            seen.add(_kind(value))
     families = {HELPER_FAMILIES.get(t) for t in seen}
     if not seen:
         raise NotNative(f"a call of your helper {call.name}: no sampled record gives it a value of a type")
