@@ -101,3 +101,66 @@ def test_a_raising_and_chain_as_a_condition_repeats_no_operand(spark):
     for engine in ("reference", "spark"):
         with pytest.raises(UdfRuntimeError, match="'NoneType' object has no attribute 'strip'"):
             nones.collect(engine=engine, spark=spark if engine == "spark" else None)
+
+
+def average_of_known(rows):
+    rows = list(rows)
+    known = [r["x"] for r in rows if r["x"] is not None]
+    yield {"k": rows[0]["k"], "avg": sum(known) / len(known) if known else None,
+           "big": 1.0 / len([r for r in rows if r["x"] is not None and r["x"] > 4])}
+
+
+@pytest.mark.spark
+def test_a_division_by_a_count_tested_non_zero_has_no_zero_guard(spark):
+    """`sum(xs) / len(xs) if xs else None`: the test counts the same records as the divisor
+    (one count per condition, whatever the list's values), so the division needs no zero
+    guard; an untested filtered count keeps its guard, and raises where Python does."""
+    rows = [{"k": k, "x": x} for k, x in
+            [(0, None), (0, 2.5), (1, 5.0), (1, None), (1, 1.0), (2, 6.0), (2, 7.5), (3, None), (3, 9.0)]]
+    fine = uf.source("t", rows=[r for r in rows if r["k"] != 0]).reduce(["k"], average_of_known)
+    assert fine.physical().root.native
+    assert _raise_sites(fine, spark) == 1  # only the untested `big` division
+    _same_rows(fine, spark)
+    failing = uf.source("t", rows=rows).reduce(["k"], average_of_known)  # k = 0: x None, 2.5: none above 4
+    for engine in ("reference", "spark"):
+        with pytest.raises(UdfRuntimeError, match="ZeroDivisionError: float division by zero"):
+            failing.collect(engine=engine, spark=spark if engine == "spark" else None)
+
+
+def per_mile(r):
+    if r["fare"] is None or not r["miles"]:
+        return {**r, "per_mile": None}
+    return {**r, "per_mile": r["fare"] / r["miles"]}
+
+
+def short(r):
+    return r["per_mile"] is not None and r["per_mile"] <= 3.0
+
+
+def cheap(r):
+    return r["per_mile"] is not None and 1.0 <= r["per_mile"]
+
+
+TRIPS = [{"fare": f, "miles": m} for f, m in
+         [(10.0, 4.0), (None, 2.0), (5.0, 0.0), (3.0, float("nan")), (float("nan"), 2.0), (2.0, -0.0), (9.0, 2.0)]]
+
+
+@pytest.mark.spark
+def test_a_divisor_an_earlier_case_proves_non_zero_has_no_zero_guard_and_every_row_is_kept(spark):
+    flow = uf.source("t", rows=TRIPS).map(per_mile)
+    assert flow.physical().root.native
+    assert _raise_sites(flow, spark) == 0  # `not r["miles"]` was falsy: miles != 0
+    plan = flow.to_spark(spark=spark)._jdf.queryExecution().analyzed().toString()
+    assert "Filter" not in plan  # both cases emit, and no guard raises: no row to drop
+    _same_rows(flow, spark)
+
+
+@pytest.mark.spark
+def test_a_nan_where_the_smaller_operand_stands_needs_no_guard(spark):
+    """Spark orders NaN above every number, Python's orderings with NaN are all False: `nan <=
+    3.0` is False on both, so it has no NaN test; `1.0 <= nan` is True on Spark and keeps it."""
+    for fn, tests in ((short, 0), (cheap, 1)):
+        flow = uf.source("t", rows=TRIPS).map(per_mile).filter(fn)
+        plan = flow.to_spark(spark=spark)._jdf.queryExecution().analyzed().toString()
+        assert plan.count("isnan") == tests, (fn.__name__, plan)
+        _same_rows(flow, spark)

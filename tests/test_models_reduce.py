@@ -376,7 +376,19 @@ def loop_over_a_field(r):
         yield {**r, "p": p}
 
 
-NOT_EXPLODES = [split_with_maxsplit, split_by_a_variable, two_yields, rsplit_is_not_split, loop_over_a_field]
+NOT_EXPLODES = [split_with_maxsplit, split_by_a_variable, two_yields, rsplit_is_not_split]
+
+
+def test_a_loop_over_any_other_value_is_an_explosion_of_its_items():
+    """`for p in r["s"]`: the pieces are the value's items as Python's `for` takes them (a
+    str's characters here), any type, None included; None itself is not iterable."""
+    model = uf.analyze(loop_over_a_field, {"k", "s", "x"}).model
+    assert model is not None and not model.split and str(model) == "for x in r['s']: {**r, 'p': x}"
+    for s in ("abc", "", ["a", None, 3], ("x",)):
+        record = {"k": 1, "s": s, "x": 2}
+        assert apply(model, record) == list(loop_over_a_field(record))
+    with pytest.raises(TypeError, match="'NoneType' object is not iterable"):
+        apply(model, {"k": 1, "s": None, "x": 2})
 
 
 def bound_then_under_a_condition(r):

@@ -49,18 +49,17 @@ Spark in one call, and its error messages are one small expression each.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import ExitStack, contextmanager
-from typing import Iterator, Optional
+from typing import Optional
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructType
 
-from udflow.expr import Call, Expr, Field, IfElse, Lit, Not
-from udflow.expr import BoolOp as BoolOpTerm
-from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_tables, nullness,
+from udflow.expr import Call, Expr, Field, IfElse, Lit
+from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_tables,
                                   python_words, sql)
 from udflow.spark_backend.native_errors import RaisingSql
+from udflow.spark_backend.native_truth import Conditions
 from udflow.spark_backend.native_types import (
     NotNative,
     Typed,
@@ -83,13 +82,13 @@ def col(name: str) -> Column:
     return F.expr(ident(name))
 
 
-class NativeLowering(RaisingSql):
+class NativeLowering(RaisingSql, Conditions):
     """Lowers terms over the columns of `schema`; `where` names the user's function and line
     in the messages of the errors the native form raises."""
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
                  shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = (),
-                 computed_at=(), positive: frozenset = frozenset()):
+                 computed_at=(), nonzero: frozenset = frozenset()):
         self.fields = {f.name: f for f in schema.fields}
         self.sample = sample  # input records taken on the driver: they type a helper's results
         # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
@@ -99,7 +98,7 @@ class NativeLowering(RaisingSql):
         # message does not keep Spark from pruning the other columns (default: all)
         self.shown = [n for n in self.fields if shown is None or n in shown]
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
-        self.positive = positive  # fields never 0 or less: a divisor with no zero guard
+        self.nonzero = nonzero  # fields never 0 (a group's count, or a condition proves it): no zero guard
         # terms every row reaching the term being lowered has computed without raising
         # (`nullness.computed_by`): reading one again needs no check of its errors
         self.computed: frozenset = frozenset()
@@ -158,68 +157,6 @@ class NativeLowering(RaisingSql):
         self.contract = native_math.contract_calls(term, case_terms)
         self.at_value = bool(self.contract)
         return self.lower_raising(term)
-
-    @contextmanager
-    def assuming(self, nonnull: frozenset, computed: frozenset = frozenset(),
-                 nonnull_terms: frozenset = frozenset()) -> Iterator[None]:
-        """Lower knowing `nonnull` fields and `nonnull_terms` are not None and the `computed`
-        terms were computed without raising (an earlier condition proves it)."""
-        before = self.nonnull, self.computed, self.nonnull_terms
-        self.nonnull, self.computed = before[0] | nonnull, before[1] | computed
-        self.nonnull_terms = before[2] | nonnull_terms
-        try:
-            yield
-        finally:
-            self.nonnull, self.computed, self.nonnull_terms = before
-
-    def knowing(self, condition: Expr, truthy: bool):
-        """`assuming` what `condition` having been truthy (or falsy) proves (`nullness`)."""
-        if truthy:
-            return self.assuming(nullness.when_true(condition), nullness.computed_when_true(condition),
-                                 nullness.terms_when_true(condition))
-        return self.assuming(nullness.when_false(condition), nullness.computed_when_false(condition),
-                             nullness.terms_when_false(condition))
-
-    def _in_order(self, values: tuple, op: str, lower) -> list:
-        """Each operand of `and`/`or` lowered knowing what reaching it proves: the earlier
-        operands were truthy (`and`) or falsy (`or`)."""
-        out = []
-        with ExitStack() as reached:
-            for value in values:
-                out.append(lower(value))
-                # reaching the next operand, this one was computed, and was truthy (`and`) or falsy (`or`)
-                reached.enter_context(self.knowing(value, op == "and"))
-        return out
-
-    def predicate(self, term: Expr) -> str:
-        """A condition: Python's truthiness of the term, never null. `and`, `or` and `not` over
-        parts that cannot raise become plain AND, OR, NOT, which Spark can push into a scan;
-        a part that may raise keeps Python's short circuit (a CASE). Only the truth is asked
-        for, so no operand is repeated as the value `and`/`or` gives:
-
-            a and b    CASE WHEN a THEN b ELSE FALSE END
-            a or b     CASE WHEN a THEN TRUE ELSE b END"""
-        return self._condition(term)[0]
-
-    def _condition(self, term: Expr) -> tuple[str, bool]:
-        if isinstance(term, Not):
-            text, raises = self._condition(term.operand)
-            return f"(NOT {text})", raises
-        if isinstance(term, BoolOpTerm):
-            line, self.line = self.line, self._computed_line(term) or self.line
-            try:
-                lowered = self._in_order(term.values, term.op, self._condition)
-            finally:
-                self.line = line
-            parts = [text for text, _ in lowered]
-            if not any(raises for _, raises in lowered):
-                return sql.conjunction(term.op.upper(), parts), False
-            truth = parts[-1]
-            for part in reversed(parts[:-1]):
-                truth = case([(part, truth)], "FALSE") if term.op == "and" else case([(part, "TRUE")], truth)
-            return truth, True
-        typed, raises = self.lower_raising(term)
-        return self.truth(typed), raises
 
     def guarded(self, guards: list, value: str) -> str:
         """CASE WHEN guard1 THEN raise1 WHEN ... ELSE value END: the first failing guard raises."""
@@ -300,7 +237,14 @@ class NativeLowering(RaisingSql):
             raise NotNative(f"{t.op} between {left.family} and {right.family}")
         order = native_calls.int_float_order(left, right)
         value = f"({left.sql} {t.op} {right.sql})" if order is None else f"({order} {t.op} 0)"
-        if group == "float":  # Python: every ordering with NaN is False; Spark: NaN is largest
+        if group == "float" and order is None:
+            # Python: every ordering with NaN is False; Spark: NaN is largest, so a NaN where the
+            # smaller operand should be gives False already (`nan <= 70.0`), and only one where
+            # the larger should be (`2.5 <= nan`, `nan <= nan`) needs the guard
+            term, larger = (t.right, right) if t.op in ("<", "<=") else (t.left, left)
+            nan = "FALSE" if isinstance(term, Lit) and term.value == term.value else self._is_nan(larger)
+            value = value if nan == "FALSE" else case([(nan, "FALSE")], value)
+        elif group == "float":  # the exact int-float order gives 0 for a NaN: both sides
             value = case([(f"({self._is_nan(left)} OR {self._is_nan(right)})", "FALSE")], value)
         return Typed(self.guarded(guards, value), "bool", False)
 
@@ -330,22 +274,6 @@ class NativeLowering(RaisingSql):
         if x.family != "float":
             return "FALSE"
         return f"(isnan({x.sql}) AND {x.sql} IS NOT NULL)" if x.nullable else f"isnan({x.sql})"
-
-    def truth(self, x: Typed) -> str:
-        """Python's bool(x), never null."""
-        if x.family == "none":
-            return "FALSE"
-        if x.family == "bool":
-            value = x.sql
-        elif x.family in ("int", "float", "decimal"):
-            value = f"({x.sql} != 0)"  # NaN != 0 is True, as bool(nan)
-        elif x.family == "str":
-            value = f"(length({x.sql}) > 0)"
-        elif x.family in ("date", "datetime"):
-            return f"({x.sql} IS NOT NULL)" if x.nullable else "TRUE"
-        else:
-            raise NotNative(f"truthiness of {x.family}")
-        return f"coalesce({value}, FALSE)" if x.nullable else value
 
     def _Truth(self, t) -> Typed:
         return Typed(self.truth(self.lower(t.operand)), "bool", False)

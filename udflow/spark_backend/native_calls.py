@@ -227,9 +227,10 @@ def _by_zero(op: str, left: Typed, right: Typed):
 
 def _never_zero(term, low) -> bool:
     """A divisor that is never 0, so no zero guard: a constant other than 0 (True included: it
-    is 1), or a column the lowering knows positive (a group's `len(rows)`, `native_groups`)."""
+    is 1), or a column the lowering knows is not 0 (a group's `len(rows)`, `native_groups`; a
+    field a condition proves not 0, `nullness.nonzero_when_true`)."""
     if isinstance(term, Field):
-        return term.name in low.positive
+        return term.name in low.nonzero
     return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) and term.value != 0
 
 

@@ -66,7 +66,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
-from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, IfElse, Lit, Tuple, transform
+from udflow.analysis.terms import never_raises
+from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, Lit, Tuple, transform
 from udflow.spark_backend import nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
@@ -105,6 +106,7 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     aggregate or a term has no exact native form. `determined`: fields the key determines
     (`grouping`), grouped by rather than taken from one record."""
     schema = df.schema
+    model = _one_count_per_condition(model)
     rows = NativeLowering(schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False)
     aggs = model.aggregates()
     nonempty = used_where_nonempty(model)
@@ -136,10 +138,30 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
         checked=checks, shown=set(key) | set(also), python_calls=PythonCalls(df.sparkSession),
         computed_at=over_one_row.computed_at,
         # a group is never empty (a Reduce has a key): `len(rows)` is at least 1
-        positive=frozenset(a.alias for agg, a in zip(aggs, lowered) if agg.fn == "count" and agg.rows.where is None),
+        nonzero=frozenset(a.alias for agg, a in zip(aggs, lowered) if agg.fn == "count" and agg.rows.where is None),
     )
     out, known = run_map(one_row, over_one_row, groups)
     return (out.drop(*helper) if copies else out), known - set(helper)
+
+
+def _one_count_per_condition(model: ReduceModel) -> ReduceModel:
+    """The model with `len([r["x"] for r in rows if c])` as `len([r for r in rows if c])`
+    wherever computing `r["x"]` never raises: the same count (a list's length does not depend
+    on its values). One column per condition then, so a test of one (`if xs`, `len(xs) > 0`)
+    proves the divisor of the other not 0 (`sum(xs) / len(xs) if xs else None`: no zero
+    guard, whose error would carry the group's record into the plan)."""
+
+    def leaf(t: Expr) -> Expr:
+        if isinstance(t, Agg) and t.fn == "count" and t.rows.elem is not None and never_raises(t.rows.elem):
+            return Agg("count", GroupRows(None, t.rows.where))
+        return t
+
+    def emit(e):
+        return Emit(tuple((n, transform(v, leaf)) for n, v in e.fields), e.copies_input) if isinstance(e, Emit) else e
+
+    cases = tuple(Case(transform(c.guard, leaf), emit(c.emit), c.line) for c in model.cases)
+    return ReduceModel(cases, model.line, frozenset(leaf(a) for a in model.eager),
+                       tuple((transform(t, leaf), line) for t, line in model.computed_at))
 
 
 def _overwritten(model: ReduceModel) -> frozenset:

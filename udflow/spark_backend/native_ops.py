@@ -178,12 +178,13 @@ def always_computed(df: DataFrame, columns: list) -> DataFrame:
     return df.where(f"{' + '.join(reads)} + spark_partition_id() >= 0")
 
 
-def _reached(model: RecordModel) -> list:
-    """Per case, the fields that reaching it proves not None: every earlier guard was falsy."""
+def _reached(model: RecordModel, proven=nullness.when_false) -> list:
+    """Per case, the fields that reaching it proves not None (`proven`: not 0, with
+    `nullness.nonzero_when_false`): every earlier guard was falsy."""
     out, known = [], frozenset()
     for c in model.cases:
         out.append(known)
-        known |= nullness.when_false(c.guard)
+        known |= proven(c.guard)
     return out
 
 
@@ -193,21 +194,26 @@ def _keep(lowering: NativeLowering, model: RecordModel, reached: list) -> str:
         lowering.line = model.cases[0].line
         return lowering.predicate(model.cases[0].guard)
     branches = []
+    before = lowering.guards_made
     for c, known in zip(model.cases, reached):
         lowering.line = c.line
         outcome = lowering.error("TypeError: the function returned None, expected a dict") \
             if c.emit == RAISES else literal(isinstance(c.emit, Emit))
         with lowering.assuming(known):
             branches.append((lowering.predicate(c.guard), outcome))
+    every_row_emits = all(isinstance(c.emit, Emit) for c in model.cases) and model.cases[-1].guard == Lit(True)
+    if every_row_emits and lowering.guards_made == before:  # no guard raises: nothing to decide
+        return "TRUE"
     return case(branches, "FALSE")
 
 
 def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached: list, name: str) -> tuple[str, bool]:
     """The written field's SQL over the emitting cases, and whether it may be None."""
     typed = []
+    nonzero = _reached(model, nullness.nonzero_when_false)
     for k, c in emitting:
         lowering.line = c.line
-        with lowering.assuming(reached[k]), lowering.knowing(c.guard, True):
+        with lowering.assuming(reached[k], nonzero=nonzero[k]), lowering.knowing(c.guard, True):
             typed.append((k, c, lowering.value(dict(c.emit.fields)[name], case_terms_of(c))[0]))
     families = {t.family for _, _, t in typed} - {"none"}
     if len(families) > 1:

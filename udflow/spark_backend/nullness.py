@@ -17,6 +17,12 @@ proves of a field `f` (`when_true`; of any other term, `terms_when_true`):
     a and b              what a or b proves              what both prove
     a or b               what both prove                 what a or b proves
     not a                what a proves when falsy        what a proves when truthy
+    b if t else c        what t and b prove (t truthy),  the same, for b and c falsy
+                         and t falsy and c prove: both   (a constant branch that never is
+                                                         falsy or truthy proves nothing away)
+    a from_spark UDF's   what x proves when truthy       -
+    x made boolean       (`spark.*.boolean` is truthy only where x is; falsy also where
+                         a pickled UDF's non-bool became null)
 """
 
 from __future__ import annotations
@@ -58,9 +64,17 @@ def terms_when_false(term: Expr) -> frozenset:
     return _proven_when_false(term, _term_of)
 
 
+BOOLEAN_RESULTS = ("spark.arrow.boolean", "spark.pickled.boolean")
+
+
 def _proven_when_true(term: Expr, of) -> frozenset:
     if isinstance(term, Truth):
         return _proven_when_true(term.operand, of)
+    if isinstance(term, Call) and term.name in BOOLEAN_RESULTS and len(term.args) == 1:
+        return _proven_when_true(term.args[0], of)
+    if isinstance(term, IfElse):
+        return _either_branch(term, of, _proven_when_true, _constant_truth(term.body) is False,
+                              _constant_truth(term.orelse) is False)
     if isinstance(term, IsNone):
         return of(term.operand) if term.negated else frozenset()
     if isinstance(term, Not):
@@ -78,6 +92,9 @@ def _proven_when_true(term: Expr, of) -> frozenset:
 
 
 def _proven_when_false(term: Expr, of) -> frozenset:
+    if isinstance(term, IfElse):
+        return _either_branch(term, of, _proven_when_false, _constant_truth(term.body) is True,
+                              _constant_truth(term.orelse) is True)
     if isinstance(term, IsNone):
         return frozenset() if term.negated else of(term.operand)
     if isinstance(term, Not):
@@ -88,6 +105,77 @@ def _proven_when_false(term: Expr, of) -> frozenset:
         parts = [_proven_when_false(v, of) for v in term.values]
         return frozenset().union(*parts) if term.op == "or" else frozenset.intersection(*parts)
     return frozenset()
+
+
+def nonzero_when_true(term: Expr) -> frozenset:
+    """The fields that are not 0 (or are None, which its own guard raises on before any zero
+    guard) wherever `term` evaluated to a truthy value: a divisor that needs no zero guard.
+
+        condition                 truthy proves f != 0
+        f, bool(f)                yes (0 is falsy)
+        f > c, c < f  (c >= 0)    yes          f >= c, c <= f  (c > 0)   yes
+        f < c, c > f  (c <= 0)    yes          f <= c, c >= f  (c < 0)   yes
+        a and b                   what a or b proves
+        not a                     what a proves when falsy"""
+    if isinstance(term, Truth):
+        return nonzero_when_true(term.operand)
+    if isinstance(term, Field):
+        return frozenset({term.name})
+    if isinstance(term, Not):
+        return nonzero_when_false(term.operand)
+    if isinstance(term, BoolOp) and term.op == "and":
+        return frozenset().union(*[nonzero_when_true(v) for v in term.values])
+    if isinstance(term, Cmp) and term.op in ORDERINGS:
+        return _away_from_zero(term.op, term.left, term.right) | _away_from_zero(FLIPPED[term.op], term.right, term.left)
+    return frozenset()
+
+
+def nonzero_when_false(term: Expr) -> frozenset:
+    """`nonzero_when_true`, for a falsy value: `f == 0` falsy, `not a`, `a or b`."""
+    if isinstance(term, Not):
+        return nonzero_when_true(term.operand)
+    if isinstance(term, BoolOp) and term.op == "or":
+        return frozenset().union(*[nonzero_when_false(v) for v in term.values])
+    if isinstance(term, Cmp) and term.op == "==":
+        for a, b in ((term.left, term.right), (term.right, term.left)):
+            if isinstance(a, Field) and _number(b) and b.value == 0:
+                return frozenset({a.name})
+    return frozenset()
+
+
+FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _away_from_zero(op: str, left: Expr, right: Expr) -> frozenset:
+    """{f} where `f op c` holding excludes f == 0."""
+    if not (isinstance(left, Field) and _number(right)):
+        return frozenset()
+    c = right.value
+    holds = {">": c >= 0, ">=": c > 0, "<": c <= 0, "<=": c < 0}[op]
+    return frozenset({left.name}) if holds else frozenset()
+
+
+def _number(term: Expr) -> bool:
+    """An int or float constant other than NaN (a bool compares as 0 or 1: left out)."""
+    return isinstance(term, Lit) and type(term.value) in (int, float) and term.value == term.value
+
+
+def _either_branch(term: IfElse, of, branch, body_never: bool, orelse_never: bool) -> frozenset:
+    """What `body if test else orelse` having the truth `branch` asks proves: what the test
+    and the branch taken prove, common to both branches that can give that truth."""
+    taken = []
+    if not body_never:
+        taken.append(_proven_when_true(term.test, of) | branch(term.body, of))
+    if not orelse_never:
+        taken.append(_proven_when_false(term.test, of) | branch(term.orelse, of))
+    return frozenset.intersection(*taken) if taken else frozenset()
+
+
+def _constant_truth(term: Expr):
+    """True or False for a constant (or a from_spark boolean of one), None otherwise."""
+    if isinstance(term, Call) and term.name in BOOLEAN_RESULTS and len(term.args) == 1:
+        return _constant_truth(term.args[0])
+    return bool(term.value) if isinstance(term, Lit) and isinstance(term.value, (bool, int, float, str)) else None
 
 
 def computed_by(term: Expr) -> frozenset:
