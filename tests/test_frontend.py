@@ -392,3 +392,30 @@ def test_a_batch_function_stays_as_written_and_explain_names_it(frames):
     opened, optimized = _same_three_ways(df)
     (kept,) = opened.kept
     assert kept.node == "MapInPandas" and "MapInPandas" in optimized.explain()
+
+
+def test_the_plan_is_read_in_few_round_trips_and_says_what_a_walk_says(frames, spark):
+    """`catalyst._output` (two round trips per node) and `Reader.has_udf` (Catalyst's pattern
+    bits, one) give what reading each attribute, and walking each node, over py4j gives."""
+    from pyspark.sql import functions as F
+
+    from udflow.frontend import catalyst as cat
+
+    docs, names, u = frames
+    df = (docs.withColumn("y", u["double_it"]("x")).join(names, F.col("id") == F.col("oid"))
+          .groupBy("name").agg(F.sum("y").alias("s")))
+    reader = cat.Reader(spark)
+
+    def walk(j):
+        yield j
+        for c in cat._seq(j.children()):
+            yield from walk(c)
+
+    nodes = list(walk(df._jdf.queryExecution().analyzed()))
+    assert len(nodes) > 4
+    for j in nodes:
+        assert cat._output(j) == tuple(cat._attr(a) for a in cat._seq(j.output()))
+        assert reader.has_udf(j) == cat._walked_has_udf(j)
+        for e in cat._seq(j.expressions()):
+            assert reader.has_udf(e) == cat._walked_has_udf(e)
+    assert reader.has_udf(nodes[0]) and not all(reader.has_udf(j) for j in nodes)

@@ -20,6 +20,7 @@ argument expressions) and `Native` (any other Spark expression, kept as its SQL)
 from __future__ import annotations
 
 import pickle
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -245,6 +246,26 @@ def _attr(j) -> Attr:
     return Attr(str(j.name()), int(j.exprId().id()), _type(j))
 
 
+def _output(j) -> tuple:
+    """The plan node's output attributes in two round trips to the JVM (their `name#id`, and
+    the schema's names and types), where one per attribute field takes four each."""
+    from pyspark.sql.types import _parse_datatype_json_string
+
+    texts = str(j.output().mkString("\u0000"))
+    fields = _parse_datatype_json_string(str(j.schema().json())).fields
+    ids = [_exprid(t) for t in texts.split("\u0000")] if texts else []
+    if len(ids) != len(fields) or None in ids or any(
+            not t.startswith(f.name + "#") for t, f in zip(texts.split("\u0000"), fields)):
+        return tuple(_attr(a) for a in _seq(j.output()))
+    return tuple(Attr(f.name, i, f.dataType.simpleString()) for f, i in zip(fields, ids))
+
+
+def _exprid(text: str):
+    """The id of `name#12L` (an attribute's text: its type's suffix after the id), or None."""
+    found = re.fullmatch(r".*#(\d+)[A-Za-z]*", text, re.S)
+    return int(found.group(1)) if found else None
+
+
 INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 
 
@@ -258,10 +279,14 @@ def _widened(j):
     return j
 
 
-def _has_udf(j) -> bool:
+def _walked_has_udf(j) -> bool:
     if _cls(j) == "PythonUDF":
         return True
-    return any(_has_udf(c) for c in _seq(j.children()))
+    try:
+        expressions = _seq(j.expressions())  # a plan's; an expression has none
+    except Exception:  # noqa: BLE001 - py4j: no such method
+        expressions = []
+    return any(_walked_has_udf(e) for e in expressions) or any(_walked_has_udf(c) for c in _seq(j.children()))
 
 
 class Reader:
@@ -270,6 +295,16 @@ class Reader:
     def __init__(self, spark):
         self.spark = spark
         self.jvm = spark._jvm
+        self.python_udf = self.jvm.org.apache.spark.sql.catalyst.trees.TreePattern.PYTHON_UDF()
+
+    def has_udf(self, j) -> bool:
+        """Whether the tree `j` (an expression, or a plan with its expressions) holds a Python
+        UDF: Catalyst keeps the patterns of a tree's nodes as bits (`containsPattern`), one
+        round trip to the JVM where a walk over py4j takes one per node."""
+        try:
+            return bool(j.containsPattern(self.python_udf))
+        except Exception:  # noqa: BLE001 - a tree without pattern bits: walk it
+            return _walked_has_udf(j)
 
     def read(self, df) -> Node:
         return self.node(df._jdf.queryExecution().analyzed())
@@ -278,19 +313,14 @@ class Reader:
 
     def node(self, j) -> Node:
         kind = _cls(j)
-        output = tuple(_attr(a) for a in _seq(j.output()))
+        output = _output(j)
         if kind == "SubqueryAlias":
             return self.node(j.child())
         reader = getattr(self, f"read_{kind.lower()}", None)
-        has_udf = self.plan_has_udf(j)  # a walk of the subtree over py4j: once per node
+        has_udf = self.has_udf(j)
         if reader is not None and has_udf:
             return reader(j, output)
         return Plan(j, output, kind=kind, udf_below=has_udf)
-
-    def plan_has_udf(self, j) -> bool:
-        if any(_has_udf(e) for e in _seq(j.expressions())):
-            return True
-        return any(self.plan_has_udf(c) for c in _seq(j.children()))
 
     def read_project(self, j, output) -> Node:
         outs = tuple(self.out(e) for e in _seq(j.projectList()))
@@ -359,7 +389,7 @@ class Reader:
         if kind == "AggregateExpression":
             return self.aggregate(j)
         refs = tuple(_attr(a) for a in _seq(j.references().toSeq()))
-        return Native(str(j.sql()), has_udf=_has_udf(j), jvm=j, refs=refs, atom=atom_of(j, _cls, _attr))
+        return Native(str(j.sql()), has_udf=self.has_udf(j), jvm=j, refs=refs, atom=atom_of(j, _cls, _attr))
 
     def udf(self, j) -> Udf:
         command = j.func().command().toArray(self.jvm.scala.reflect.ClassTag.Byte())
@@ -372,12 +402,12 @@ class Reader:
         name = {"Sum": "sum", "Count": "count", "Average": "avg", "Min": "min", "Max": "max"}.get(_cls(fn))
         args = _seq(fn.children())
         if name is None or len(args) != 1:
-            return Native(str(j.sql()), has_udf=_has_udf(j))
+            return Native(str(j.sql()), has_udf=self.has_udf(j))
         arg = args[0]
         if name == "count" and _cls(arg) == "Literal" and not bool(arg.nullable()):
             return Agg("count", None, bool(j.isDistinct()), bool(j.filter().isDefined()))
         if _cls(arg) != "AttributeReference":
-            return Native(str(j.sql()), has_udf=_has_udf(j))
+            return Native(str(j.sql()), has_udf=self.has_udf(j))
         return Agg(name, _attr(arg), bool(j.isDistinct()), bool(j.filter().isDefined()))
 
     # -- back to a DataFrame -----------------------------------------------------
