@@ -147,7 +147,10 @@ def q7(tpch_dir):
 
 @pytest.fixture(scope="module")
 def q15(tpch_dir):
-    return uf.optimize(tpch_q15.build_flow(tpch_dir))
+    # at scale 0.01 the paper's reordering is estimated 0.16 % cheaper: within the default
+    # resolution (the estimates' error) it ties and the plan as written is kept
+    # (tests/test_ties.py); the rules and the search are checked at one that absorbs rounding only
+    return uf.optimize(tpch_q15.build_flow(tpch_dir), resolution=1e-6)
 
 
 @pytest.mark.parametrize("name", ["q7", "q15"])
@@ -217,7 +220,7 @@ def test_pruned_search_chooses_a_plan_as_cheap_as_full_enumeration(tpch_dir, nam
     finds the full enumeration's cheapest cost, and its exploration reaches every plan."""
     full = request.getfixturevalue(name)
     flow = {"q7": tpch_q7, "q15": tpch_q15}[name].build_flow(tpch_dir)
-    pruned = uf.optimize(flow, mode="pruned", profiles=full.profiles)
+    pruned = uf.optimize(flow, mode="pruned", profiles=full.profiles, resolution=full.alternatives.resolution)
     assert pruned.mode == "pruned" and len(pruned.alternatives) <= len(full.alternatives)
     if name == "q7":  # Q15's three plans have three different roots: all are kept
         assert len(pruned.alternatives) < len(full.alternatives)

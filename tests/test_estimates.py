@@ -167,7 +167,7 @@ def test_filters_and_joins_in_any_order_get_one_estimate():
 
 def test_explain_analyze_on_spark_shows_every_operators_actual_rows(tpch_dir, spark):
     flow = tpch_q15.build_flow(tpch_dir)
-    opt = uf.optimize(flow)
+    opt = uf.optimize(flow, resolution=1e-6)  # its reordering gains 0.16 %: a tie by default
     text = opt.explain(analyze=True, spark=spark)
     assert opt.chosen.node != opt.original_alternative.node  # both plans run
     for alt in (opt.chosen.node, opt.original_alternative.node):

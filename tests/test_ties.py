@@ -16,9 +16,9 @@ import pytest
 
 from bench.enumeration import scale_flow
 from udflow.engine.budget import Clock
-from udflow.engine.optimize import optimize
+from udflow.engine import ties
+from udflow.engine.optimize import optimize as optimize_by_default
 from udflow.engine.statistics import profile_functions
-from udflow.engine.ties import RESOLUTION, better
 from udflow.errors import OptimizationError
 
 
@@ -36,6 +36,20 @@ class Steps:
     def __call__(self) -> float:
         self.now += self.step
         return self.now
+
+
+# The generated flows' plans differ by fractions of a percent (their records are few, and
+# stages dominate): the rule's mechanics are tested at a resolution that only absorbs
+# rounding; the default (the estimates' error) is tested on TPC-H Q7 and Q15 below.
+RESOLUTION = 1e-6
+
+
+def optimize(flow, **options):
+    return optimize_by_default(flow, **{"resolution": RESOLUTION, **options})
+
+
+def better(a: float, b: float, resolution: float = RESOLUTION) -> bool:
+    return ties.better(a, b, resolution)
 
 
 def tied(opt, resolution: float = RESOLUTION) -> list:
@@ -59,19 +73,25 @@ def assert_tie_rule(opt, resolution: float = RESOLUTION) -> None:
 
 # -- TPC-H Q7 as `make run` optimizes it -------------------------------------------------------
 
-def test_q7_keeps_the_plan_as_written_unless_a_plan_is_estimated_better(tpch_dir):
-    from examples import tpch_q7
+@pytest.mark.parametrize("query", ["tpch_q7", "tpch_q15"])
+def test_tpch_at_the_default_resolution_keeps_the_plan_as_written(tpch_dir, query):
+    """issue 29, item 8: at TPC-H scale 0.01 Q7's best alternative (6 rewrites away) is
+    estimated 0.08 % cheaper and Q15's 0.16 %, both within the estimates' error
+    (`ties.RESOLUTION`, 4 %): they tie, and the plan as written is kept. At a resolution
+    that only absorbs rounding, each is presented as better."""
+    import importlib
 
-    opt = optimize(tpch_q7.build_flow(tpch_dir))  # as `make run` does: auto mode, sampled profiles
-    assert opt.mode == "full" and len(opt.alternatives) == opt.alternatives.count == 242  # every plan kept
-    assert_tie_rule(opt)
+    flow = importlib.import_module(f"examples.{query}").build_flow(tpch_dir)
+    opt = optimize_by_default(flow)  # as `make run` does: auto mode, sampled profiles
+    assert opt.alternatives.resolution == ties.RESOLUTION == 0.04
+    assert_tie_rule(opt, ties.RESOLUTION)
     written = opt.original_alternative
+    assert opt.chosen.node is written.node and written.rank == 1
     text = opt.explain()
-    if opt.chosen.node is written.node:
-        assert written.rank == 1
-        assert "the plan as written is kept" in text and "Rewrites applied" not in text
-    else:
-        assert "x cheaper" in text or "% cheaper" in text
+    assert "the plan as written is kept" in text and "Rewrites applied" not in text
+    fine = optimize_by_default(flow, resolution=RESOLUTION, profiles=opt.profiles)
+    assert fine.chosen.node is not fine.original_alternative.node
+    assert 1 < fine.speedup < 1 + ties.RESOLUTION
 
 
 # -- the fewest rewrites among ties ----------------------------------------------------------------

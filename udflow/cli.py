@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true",
                    help="also print the facts, Z3 queries and source lines behind each rewrite, the "
                         "estimated costs and what each modelled function computes")
+    p.add_argument("--resolution", type=_resolution, metavar="R",
+                   help="relative cost difference below which plans tie (default 0.04, the estimates' "
+                        "error; 1e-6 takes any gain beyond rounding); optimizes afresh, without the cache")
     _add_optimizer_options(p)
 
     p = sub.add_parser(
@@ -180,7 +183,19 @@ def _console():
 def _cache(args):
     from udflow.batch.cache import ResultCache
 
+    if getattr(args, "resolution", None) is not None:  # the cache keeps results at the default only
+        return None
     return None if args.no_cache else ResultCache(args.cache_dir)
+
+
+def _resolution(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"a relative tolerance in [0, 1), got {text!r}")
+    return value
 
 
 def _check_paths(paths: Sequence[str], suffixes: tuple[str, ...] = (".py",)) -> None:
@@ -235,7 +250,8 @@ def _one(args):
     outcome = cache.get(key) if cache else None
     if outcome is None:
         try:
-            _, result, seconds = optimize_one(flow, args.properties, args.budget, _progress_line(ref.name))
+            _, result, seconds = optimize_one(flow, args.properties, args.budget, _progress_line(ref.name),
+                                              getattr(args, "resolution", None))
         except Exception as exc:  # reported like a failed pipeline of a batch
             raise discovery.PipelineLoadError("optimize", discovery.describe_error(exc, ref.file)) from exc
         outcome = {"name": ref.name, "file": ref.file, "attr": ref.attr, **result,
@@ -282,7 +298,9 @@ def _analyzed(flow, args) -> list[str]:
     the plans' estimates), then both plans run on Spark operator by operator."""
     import udflow
 
-    opt = udflow.optimize(flow, properties=args.properties, budget_s=args.budget)
+    resolution = getattr(args, "resolution", None)
+    tolerance = {} if resolution is None else {"resolution": resolution}
+    opt = udflow.optimize(flow, properties=args.properties, budget_s=args.budget, **tolerance)
     return opt.analyze_lines(True, _spark_session(args.master))
 
 

@@ -102,13 +102,14 @@ def cacheable(outcome: dict) -> bool:
 
 
 def optimize_one(flow: Any, properties: str, budget_s: Optional[float] = None,
-                 progress: Optional[Callable] = None) -> tuple[Any, dict, float]:
+                 progress: Optional[Callable] = None, resolution: Optional[float] = None) -> tuple[Any, dict, float]:
     """(Optimized, result fields, seconds) for one Flow, in this process; `progress(Progress)`
-    hears about a long search about once a second."""
+    hears about a long search about once a second; `resolution` None: the optimizer's default."""
     import udflow
 
     started = time.perf_counter()
-    opt = udflow.optimize(flow, properties=properties, budget_s=budget_s, progress=progress)
+    tolerance = {} if resolution is None else {"resolution": resolution}
+    opt = udflow.optimize(flow, properties=properties, budget_s=budget_s, progress=progress, **tolerance)
     seconds = time.perf_counter() - started
     return opt, from_optimized(opt), seconds
 
