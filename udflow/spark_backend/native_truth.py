@@ -24,7 +24,6 @@ from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, conjunction
 
 
-
 class Conditions:
     """The condition half of `NativeLowering`: `predicate`, `truth`, `knowing`."""
 
@@ -117,7 +116,6 @@ class Conditions:
             self.guards_made = made
             if self.python_calls is not None:
                 self.python_calls.rewind(mark)
-
 
     def truth(self, x: Typed) -> str:
         """Python's bool(x), never null."""
