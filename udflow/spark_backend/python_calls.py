@@ -30,7 +30,8 @@ column and run it once for each. A helper's result is typed by the values it ret
 the driver's sample of the operator's input (`helper_family`).
 
 Where: a Map's or a filter's cases (`native_ops.run`), an explosion's source (run
-before the split, once per record), and the terms over a Reduce's aggregates
+before the split, once per record; or the list whose items it explodes, `lower_items`),
+and the terms over a Reduce's aggregates
 (`native_groups.run_reduce`). Not inside an aggregate's argument, where the call would
 sit inside Spark's own aggregate functions, nor over an explosion's pieces, where each
 piece would cross to Python once per call: measured slower than the whole function in
