@@ -18,6 +18,8 @@ from typing import Any, Optional
 
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
+from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
+                               LongType, ShortType, StringType)
 
 from udflow.errors import FlowConstructionError
 from udflow.spark_backend import connect
@@ -138,7 +140,17 @@ def _head(df: DataFrame, n: int) -> tuple:
     change is read again by a new DataFrame).
 
     `limit(n).collect()` reads partitions one after another until it has `n` rows (Spark's
-    `executeTake`); `limit(n).toArrow()` would start every partition. The rows go through
-    Arrow locally so that timestamps and decimals are what a flow's functions see on Spark."""
+    `executeTake`); `limit(n).toArrow()` would start every partition. Columns of the types
+    `collect` gives as Arrow does (numbers, bools, strings, dates, decimals) are taken as they
+    are; other rows go through Arrow locally (a second job) so that timestamps (naive local
+    time from `collect`), structs (Rows) and binaries (bytearrays) are what a flow's
+    functions see on Spark."""
     rows = df.limit(n).collect()
+    if all(isinstance(f.dataType, AS_ARROW_GIVES) for f in df.schema.fields):
+        return tuple(r.asDict() for r in rows)
     return tuple(df.sparkSession.createDataFrame(rows, df.schema).toArrow().to_pylist())
+
+
+# the types whose values `collect()` gives exactly as Arrow's `to_pylist` does
+AS_ARROW_GIVES = (BooleanType, ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType, StringType,
+                  DateType, DecimalType)
