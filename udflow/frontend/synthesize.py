@@ -80,7 +80,6 @@ class Shape:
         return self.wrap("None")
 
 
-
 def record_function(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
     """The record function of UDF `fn` over `columns` (one per parameter): inlined where
     its text allows, else `call_wrapper`."""
