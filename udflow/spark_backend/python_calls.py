@@ -236,18 +236,33 @@ def _items_or_reason(term, sample: tuple):
         except Exception:  # noqa: BLE001 - an error (None is not iterable) is not a type: raised where Python does
             continue
         seen |= {_kind(x) for x in items if x is not None}
-    families = {HELPER_FAMILIES.get(t) for t in seen}
-    if not seen:
-        return NotNative(f"no sampled record gives {term} an item of a type")
-    if len(families) != 1 or None in families:
-        kinds = ", ".join(sorted(t if isinstance(t, str) else t.__name__ for t in seen))
-        return NotNative(f"the items of {term} are {kinds} on the sampled records")
-    return families.pop()
+    try:
+        return _one_family(seen, f"no sampled record gives {term} an item of a type", f"the items of {term} are")
+    except NotNative as reason:
+        return reason
 
 
 def _kind(value):
     """A value's exact type; "aware" for a datetime with a zone (no column holds it unchanged)."""
     return type(value) if not isinstance(value, datetime.datetime) or value.tzinfo is None else "aware"
+
+
+def _one_family(seen: set, nothing: str, several: str) -> str:
+    """The one family of the exact types `seen` (`_kind`); NotNative saying `nothing` where
+    none was seen, and `several` with the types where they are several or one no column
+    holds unchanged."""
+    families = {HELPER_FAMILIES.get(t) for t in seen}
+    if not seen:
+        raise NotNative(nothing)
+    if len(families) != 1 or None in families:
+        kinds = ", ".join(sorted(t if isinstance(t, str) else t.__name__ for t in seen))
+        raise NotNative(f"{several} {kinds} on the sampled records")
+    return families.pop()
+
+
+def _of_family(value, expected: type, family: str) -> bool:
+    """None, or a value of the family's own type (a naive datetime for "datetime")."""
+    return value is None or type(value) is expected and not (family == "datetime" and value.tzinfo is not None)
 
 
 def items_of(family: str) -> Callable:
@@ -260,7 +275,7 @@ def items_of(family: str) -> Callable:
     def check(value):
         items = [x for x in value]
         for x in items:
-            if x is not None and (type(x) is not expected or family == "datetime" and x.tzinfo is not None):
+            if not _of_family(x, expected, family):
                 raise TypeError(f"an item {x!r} here, where the items were {expected.__name__}s on the records "
                                 f"udflow sampled to type them (run the flow with native=False)")
             if family == "int" and x is not None and not INT_MIN <= x <= INT_MAX:
@@ -289,13 +304,8 @@ def helper_family(call, sample: tuple) -> str:
             continue
         if value is not None:
             seen.add(_kind(value))
-    families = {HELPER_FAMILIES.get(t) for t in seen}
-    if not seen:
-        raise NotNative(f"a call of your helper {call.name}: no sampled record gives it a value of a type")
-    if len(families) != 1 or None in families:
-        kinds = ", ".join(sorted(t if isinstance(t, str) else t.__name__ for t in seen))
-        raise NotNative(f"a call of your helper {call.name} returns {kinds} on the sampled records")
-    return families.pop()
+    return _one_family(seen, f"a call of your helper {call.name}: no sampled record gives it a value of a type",
+                       f"a call of your helper {call.name} returns")
 
 
 def of_type(name: str, family: str) -> Callable:
@@ -304,7 +314,7 @@ def of_type(name: str, family: str) -> Callable:
     expected = next(t for t, f in HELPER_FAMILIES.items() if f == family)
 
     def check(value):
-        if value is not None and (type(value) is not expected or family == "datetime" and value.tzinfo is not None):
+        if not _of_family(value, expected, family):
             raise TypeError(f"{name} returned {value!r} here, where it returned a {expected.__name__} on "
                             f"the records udflow sampled to type it (run the flow with native=False)")
         return value
