@@ -251,11 +251,11 @@ def _output(j) -> tuple:
     the schema's names and types), where one per attribute field takes four each."""
     from pyspark.sql.types import _parse_datatype_json_string
 
-    texts = str(j.output().mkString("\u0000"))
+    joined = str(j.output().mkString("\u0000"))
+    texts = joined.split("\u0000") if joined else []
     fields = _parse_datatype_json_string(str(j.schema().json())).fields
-    ids = [_exprid(t) for t in texts.split("\u0000")] if texts else []
-    if len(ids) != len(fields) or None in ids or any(
-            not t.startswith(f.name + "#") for t, f in zip(texts.split("\u0000"), fields)):
+    ids = [_exprid(t) for t in texts]
+    if len(ids) != len(fields) or None in ids or any(not t.startswith(f.name + "#") for t, f in zip(texts, fields)):
         return tuple(_attr(a) for a in _seq(j.output()))
     return tuple(Attr(f.name, i, f.dataType.simpleString()) for f, i in zip(fields, ids))
 

@@ -156,12 +156,18 @@ def _one_count_per_condition(model: ReduceModel) -> ReduceModel:
             return Agg("count", GroupRows(None, t.rows.where))
         return t
 
+    cases, computed_at = _transformed(model, leaf)
+    return ReduceModel(cases, model.line, frozenset(leaf(a) for a in model.eager), computed_at)
+
+
+def _transformed(model: ReduceModel, leaf) -> tuple[tuple, tuple]:
+    """The model's cases and `computed_at` with `leaf` applied to every term of them."""
+
     def emit(e):
         return Emit(tuple((n, transform(v, leaf)) for n, v in e.fields), e.copies_input) if isinstance(e, Emit) else e
 
     cases = tuple(Case(transform(c.guard, leaf), emit(c.emit), c.line) for c in model.cases)
-    return ReduceModel(cases, model.line, frozenset(leaf(a) for a in model.eager),
-                       tuple((transform(t, leaf), line) for t, line in model.computed_at))
+    return cases, tuple((transform(t, leaf), line) for t, line in model.computed_at)
 
 
 def _overwritten(model: ReduceModel) -> frozenset:
@@ -189,11 +195,8 @@ def _over_one_row(model: ReduceModel, names: dict) -> RecordModel:
             return Field(names[t])
         return Field(t.name) if isinstance(t, First) else t
 
-    def emit(e):
-        return Emit(tuple((n, transform(v, leaf)) for n, v in e.fields), e.copies_input) if isinstance(e, Emit) else e
-
-    cases = tuple(Case(transform(c.guard, leaf), emit(c.emit), c.line) for c in model.cases)
-    return RecordModel(cases, model.line, tuple((transform(t, leaf), line) for t, line in model.computed_at))
+    cases, computed_at = _transformed(model, leaf)
+    return RecordModel(cases, model.line, computed_at)
 
 
 def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty: bool) -> Aggregated:

@@ -90,9 +90,10 @@ def _written(kept: DataFrame, lowering: NativeLowering, model: RecordModel, emit
         if shared is not None:
             return shared
     typed, raising = {}, []
+    nonzero = _reached(model, nullness.nonzero_when_false)
     for name in names:
         before = lowering.guards_made
-        typed[name] = _field_value(lowering, model, emitting, reached, name)
+        typed[name] = _field_value(lowering, model, emitting, (reached, nonzero), name)
         if lowering.guards_made > before:
             raising.append(name)
     return kept, typed, raising
@@ -207,10 +208,11 @@ def _keep(lowering: NativeLowering, model: RecordModel, reached: list) -> str:
     return case(branches, "FALSE")
 
 
-def _field_value(lowering: NativeLowering, model: RecordModel, emitting, reached: list, name: str) -> tuple[str, bool]:
-    """The written field's SQL over the emitting cases, and whether it may be None."""
+def _field_value(lowering: NativeLowering, model: RecordModel, emitting, proven: tuple, name: str) -> tuple[str, bool]:
+    """The written field's SQL over the emitting cases, and whether it may be None. `proven`:
+    per case, the fields reaching it proves not None, and those it proves not 0 (`_reached`)."""
+    reached, nonzero = proven
     typed = []
-    nonzero = _reached(model, nullness.nonzero_when_false)
     for k, c in emitting:
         lowering.line = c.line
         with lowering.assuming(reached[k], nonzero=nonzero[k]), lowering.knowing(c.guard, True):
