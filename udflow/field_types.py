@@ -39,6 +39,9 @@ from udflow.plan import Source
 class FieldType:
     family: Optional[str]  # see the module docstring; None: unknown
     nullable: bool = True
+    # an int field's largest magnitude, where the data proves one (a `rows=` source's values,
+    # a parquet column's row-group statistics): the native normal case needs no bound on it
+    magnitude: Optional[int] = None
 
     @property
     def known(self) -> bool:
@@ -121,7 +124,8 @@ def _rows_types(rows, columns) -> dict[str, FieldType]:
         if families == {"int", "float"}:
             families = {"float"}  # ints and floats mix in arithmetic and comparisons alike
         family = families.pop() if len(families) == 1 else None
-        out[c] = FieldType(family, family is None or any(v is None for v in values))
+        magnitude = max(abs(int(v)) for v in values if v is not None) if family == "int" else None
+        out[c] = FieldType(family, family is None or any(v is None for v in values), magnitude)
     return out
 
 
@@ -129,20 +133,24 @@ def _parquet_types(path: str) -> dict[str, FieldType]:
     import pyarrow.dataset as ds
 
     dataset = ds.dataset(path, format="parquet")
-    nulls = _null_counts(dataset)
+    nulls, magnitudes = _statistics(dataset)
     out = {}
     for f in dataset.schema:
         nullable = f.nullable and nulls.get(f.name, 1) > 0
-        out[f.name] = FieldType(_arrow_family(f.type), nullable)
+        family = _arrow_family(f.type)
+        magnitude = magnitudes.get(f.name) if family == "int" else None
+        out[f.name] = FieldType(family, nullable, magnitude)
     return out
 
 
-def _null_counts(dataset) -> dict[str, int]:
+def _statistics(dataset) -> tuple[dict[str, int], dict[str, Optional[int]]]:
     """Nulls per column from the files' row-group statistics (a column without statistics
-    counts as having nulls)."""
+    counts as having nulls), and each int column's largest magnitude (None where a row group
+    has no minimum and maximum)."""
     import pyarrow.parquet as pq
 
     counts: dict[str, int] = {}
+    magnitudes: dict[str, Optional[int]] = {}
     for fragment in dataset.get_fragments():
         meta = pq.ParquetFile(fragment.path).metadata
         for g in range(meta.num_row_groups):
@@ -151,8 +159,20 @@ def _null_counts(dataset) -> dict[str, int]:
                 col = group.column(i)
                 stats = col.statistics
                 n = stats.null_count if stats is not None and stats.has_null_count else 1
-                counts[col.path_in_schema] = counts.get(col.path_in_schema, 0) + n
-    return counts
+                name = col.path_in_schema
+                counts[name] = counts.get(name, 0) + n
+                magnitudes[name] = _larger(magnitudes.get(name, 0), _magnitude(stats))
+    return counts, magnitudes
+
+
+def _magnitude(stats) -> Optional[int]:
+    if stats is None or not stats.has_min_max or not isinstance(stats.min, int) or not isinstance(stats.max, int):
+        return None
+    return max(abs(stats.min), abs(stats.max))
+
+
+def _larger(a: Optional[int], b: Optional[int]) -> Optional[int]:
+    return None if a is None or b is None else max(a, b)
 
 
 def _arrow_family(t) -> Optional[str]:

@@ -71,11 +71,11 @@ from udflow.errors import UdflowError
 from udflow.fields import only_fields
 from udflow.physical import PhysicalPlan, Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import collisions, native_groups, native_ops, scalar
+from udflow.spark_backend import collisions, general_case, native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
-from udflow.spark_backend.nullness import data_nonnull
+from udflow.spark_backend.nullness import data_nonnull, data_types, magnitudes_of, nonnull_of
 from udflow.spark_backend.read import read_source
 from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
@@ -120,6 +120,7 @@ class Lowering:
         # label -> why an operator ran otherwise than its step says (a native step whose input's
         # types have no exact native form, a scalar Map whose output could not be typed)
         self.python_reasons: dict = {}
+        self.general_cases: dict = {}  # label -> which rows of a native Map run in Python (`general_case`)
         self.hints = {s.label: s.strategy for s in physical.steps if s.strategy}
         self.persisted: list[DataFrame] = []
         self._done: dict[tuple[int, Optional[tuple]], Lowered] = {}
@@ -222,24 +223,34 @@ class Lowering:
         if inp.pickled:  # the step below ran otherwise than planned
             self.python_reasons[node.label] = "its input is pickled Python records (no columns)"
             return None
-        nonnull = data_nonnull(node.input) | inp.nonnull
+        data = data_types(node.input)
+        nonnull = nonnull_of(data) | inp.nonnull
         if isinstance(node, Reduce):
             return self._natively(node, lambda where: native_groups.run(
                 inp.df, node.key, step.model, where, nonnull, determined_fields(node.input, node.key),
                 self.hints.get(node.label)))
         sample = self.samples.get(node.input.label)
-        return self._natively(node, lambda where: native_ops.run(inp.df, step.model, where, nonnull,
-                                                                 sample.records if sample is not None else ()))
+        records = sample.records if sample is not None else ()
+        udf = Udf(node.label, function_location(node.fn), node.fn, "map")
+        return self._natively(node, lambda where: general_case.split(
+            node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes_of(data)), udf,
+            lambda schema: self._encoder(udf, schema)))
 
-    def _natively(self, node: Node, run: Callable[[str], tuple[DataFrame, frozenset]]) -> Optional[Lowered]:
-        """`run(where)`'s (DataFrame, fields known never None), or None where it is `NotNative`."""
+    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran | tuple]) -> Optional[Lowered]:
+        """`run(where)`'s DataFrame and fields known never None (a `native_ops.Ran`, or the two),
+        or None where it is `NotNative`. A Map whose rows outside its normal case run in Python
+        (`general_case`) says so in `general_cases`."""
         try:
-            df, known = run(f"{node.label}: {function_location(node.fn)}")
+            ran = run(f"{node.label}: {function_location(node.fn)}")
         except NotNative as why:
             self.python_reasons[node.label] = str(why)
             return None
         self.native_labels.add(node.label)
-        return Lowered(df, pickled=False, nonnull=known)
+        if not isinstance(ran, native_ops.Ran):
+            ran = native_ops.Ran(*ran)
+        if ran.normal is not None and isinstance(node, Map):
+            self.general_cases[node.label] = ran.normal.describe()
+        return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull)
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
         step = self.physical[node.label]

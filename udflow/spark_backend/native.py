@@ -56,8 +56,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Call, Expr, Field, IfElse, Lit
-from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_tables,
-                                  python_words, sql)
+from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_spans,
+                                  native_tables, python_words, sql)
 from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_truth import Conditions
 from udflow.spark_backend.native_types import (
@@ -88,8 +88,18 @@ class NativeLowering(RaisingSql, Conditions):
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
                  shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = (),
-                 computed_at=(), nonzero: frozenset = frozenset()):
+                 computed_at=(), nonzero: frozenset = frozenset(), spans=None, limits=None, magnitudes=None):
         self.fields = {f.name: f for f in schema.fields}
+        # an int column's values in the normal case (`native_spans`), narrowed by the data's
+        # `magnitudes` (`nullness.magnitudes_of`); a column computed in the operator itself
+        # (a hidden term, an explosion's piece) is given its term's span, or None
+        magnitudes = magnitudes or {}
+        self.spans = {f.name: native_spans.Span.column(f.name, f.dataType, magnitudes.get(f.name))
+                      for f in schema.fields}
+        self.spans.update(spans or {})
+        # the guards of what the native form holds, each a `native_spans.Limit` (shared by the
+        # lowerings of one operator): the operator's normal case is chosen from them
+        self.limits = [] if limits is None else limits
         self.sample = sample  # input records taken on the driver: they type a helper's results
         # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
         self.python_calls = python_calls
@@ -163,6 +173,15 @@ class NativeLowering(RaisingSql, Conditions):
         self.guards_made += len(guards)
         return case(guards, value)
 
+    def cannot_hold(self, message: str, limit, *operands: Typed) -> Optional[str]:
+        """The error raised where a value leaves what the native form holds (Python's value
+        would be computed by the function in Python on such rows: `native_spans`), or None
+        where the spans prove it never does, whatever the data."""
+        if limit.never:
+            return None
+        self.limits.append(limit)
+        return self.error(message, *operands)
+
     def none_guard(self, what: str, *operands: Typed, run=None) -> list:
         """Raise where an operand is None; in Python's words (`python_words`) when `run`, the
         operation as Python runs it, is given, else `TypeError: None in <what>`."""
@@ -187,7 +206,7 @@ class NativeLowering(RaisingSql, Conditions):
             raise NotNative(f"field {t.name} has type {f.dataType.simpleString()}")
         value, checked = self._read(t.name, _widened(ident(t.name), f.dataType))
         nullable = f.nullable and t.name not in self.nonnull
-        return Typed(value, family, nullable, not checked, decimal_of(f.dataType))
+        return Typed(value, family, nullable, not checked, decimal_of(f.dataType), self.spans.get(t.name))
 
     def _read(self, column: str, text: str) -> tuple[str, bool]:
         """Reading `column` (as `text`), raising its checked errors first; whether it has any."""
@@ -303,7 +322,9 @@ class NativeLowering(RaisingSql, Conditions):
             orelse = self.lower(t.orelse)
         family = one_family([body, orelse], "a conditional whose branches are")
         text = case([(test, body.sql)], orelse.sql)
-        return Typed(text, family, body.nullable or orelse.nullable, decimal=wider_decimal(family, body, orelse))
+        span = body.span.union(orelse.span) if body.span is not None else None
+        return Typed(text, family, body.nullable or orelse.nullable, decimal=wider_decimal(family, body, orelse),
+                     span=span)
 
     def _IsNone(self, t) -> Typed:
         x = self.lower(t.operand)

@@ -14,7 +14,7 @@ import operator
 
 from udflow import spark_results
 from udflow.expr import Field, Lit
-from udflow.spark_backend import native_dates, native_math, python_words, sql
+from udflow.spark_backend import native_dates, native_math, native_spans, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -31,17 +31,23 @@ from udflow.spark_backend.sql import call, cast, literal
 # over exactly Python's characters, written as \uXXXX escapes
 PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace())
 STRIP_PATTERN = f"^[{PY_WHITESPACE}]+|[{PY_WHITESPACE}]+$"
+OVERFLOW = "int overflow past 64 bits"  # a limit of the native form (`native_spans`), not Python's error
 
 
 # -- arithmetic -------------------------------------------------------------------------------
 
 
 def _int_op(name: str, op: str):
-    """+, -, * on ints: Spark's long wraps around (or raises under ANSI); Python's int grows."""
+    """+, -, * on ints: Spark's long wraps around (or raises under ANSI); Python's int grows.
+    Where the operands' spans prove the result fits (`native_spans`), the plain operation."""
     def make(low, left, right):
+        limit = native_spans.fits_long(native_spans.arith(op, left.span, right.span))
+        overflow = low.cannot_hold(OVERFLOW, limit, left, right)
+        if overflow is None:
+            return f"({left.sql} {op} {right.sql})", [], None
         tried = call(name, left.sql, right.sql)  # null on overflow, in either ANSI mode
         # the operation written once: its raise is reached only where it overflowed
-        return f"coalesce({tried}, {low.error('int overflow past 64 bits', left, right)})", [], None
+        return f"coalesce({tried}, {overflow})", [], None
     return make
 
 
@@ -96,9 +102,13 @@ def _true_div(low, left, right):
         # both bounds, not abs(x) > 2**53: abs(-2**63) overflows (Spark's own error under ANSI mode)
         outside = [f"NOT ({x.sql} BETWEEN {literal(-EXACT_DOUBLE)} AND {literal(EXACT_DOUBLE)})"
                    for x in (left, right) if not _small_literal(x)]
-        if outside:
-            message = "int / int beyond 2**53 has no exactly rounded native form"
-            return value, [(sql.conjunction("OR", outside), low.error(message, left, right))], None
+        limit = native_spans.Limit.never_fires()
+        for x in (left, right):
+            if not _small_literal(x):
+                limit = limit.both(native_spans.exact_in_double(x.span))
+        inexact = low.cannot_hold("int / int beyond 2**53 has no exactly rounded native form", limit, left, right)
+        if outside and inexact is not None:
+            return value, [(sql.conjunction("OR", outside), inexact)], None
     return value, [], None
 
 
@@ -147,8 +157,11 @@ def _int_floordiv(low, left, right):
     wide = "DECIMAL(21,0)"
     floor = f"({cast(left.sql, wide)} - {cast(python_mod(left.sql, right.sql), wide)})"
     exact = f"({floor} / {cast(right.sql, wide)})"
-    overflow = f"({left.sql} = {literal(INT_MIN)} AND {right.sql} = -1)"
-    return cast(exact, "BIGINT"), [(overflow, low.error("int overflow past 64 bits", left, right))], None
+    limit = native_spans.not_int_min(left.span).either(native_spans.not_minus_one(right.span))
+    overflow = low.cannot_hold(OVERFLOW, limit, left, right)
+    if overflow is None:
+        return cast(exact, "BIGINT"), [], None
+    return cast(exact, "BIGINT"), [(f"({left.sql} = {literal(INT_MIN)} AND {right.sql} = -1)", overflow)], None
 
 
 def _int_mod(low, left, right):
@@ -198,7 +211,8 @@ def arith(low, t) -> Typed:
     if maker is None:
         raise NotNative(f"{t.op} on {family} values")
     value, more, dec = maker(low, left, right)
-    return Typed(low.guarded(guards + more, value), family, False, decimal=dec)
+    span = native_spans.arith(t.op, left.span, right.span) if family == "int" else None
+    return Typed(low.guarded(guards + more, value), family, False, decimal=dec, span=span)
 
 
 def neg(low, t) -> Typed:
@@ -209,9 +223,15 @@ def neg(low, t) -> Typed:
     exact_decimal_sign(x, "unary -")
     guards = low.none_guard("unary -", x, run=operator.neg)
     x = as_number(x)
-    if x.family == "int":
-        guards.append((f"({x.sql} = {literal(INT_MIN)})", low.error("int overflow past 64 bits", x)))
-    return Typed(low.guarded(guards, f"(- {x.sql})"), x.family, False, decimal=x.decimal)
+    guards += _int_min_guard(low, x)
+    return Typed(low.guarded(guards, f"(- {x.sql})"), x.family, False, decimal=x.decimal,
+                 span=native_spans.negated(x.span))
+
+
+def _int_min_guard(low, x: Typed) -> list:
+    """-x and abs(x) of an int leave the longs at -2**63 only."""
+    overflow = low.cannot_hold(OVERFLOW, native_spans.not_int_min(x.span), x) if x.family == "int" else None
+    return [] if overflow is None else [(f"({x.sql} = {literal(INT_MIN)})", overflow)]
 
 
 def _by_zero(op: str, left: Typed, right: Typed):
@@ -250,10 +270,9 @@ def _call_abs(low, args):
     if x.family not in ("int", "float", "decimal"):
         raise NotNative(f"abs of {x.family}")
     exact_decimal_sign(x, "abs()")
-    guards = low.none_guard("abs()", x, run=abs)
-    if x.family == "int":
-        guards.append((f"({x.sql} = {literal(INT_MIN)})", low.error("int overflow past 64 bits", x)))
-    return Typed(low.guarded(guards, call("abs", x.sql)), x.family, False, decimal=x.decimal)
+    guards = low.none_guard("abs()", x, run=abs) + _int_min_guard(low, x)
+    return Typed(low.guarded(guards, call("abs", x.sql)), x.family, False, decimal=x.decimal,
+                 span=native_spans.absolute(x.span))
 
 
 def _call_len(low, args):
@@ -261,7 +280,8 @@ def _call_len(low, args):
     if x.family != "str":
         raise NotNative(f"len of {x.family}")
     guards = low.none_guard("len()", x, run=len)
-    return Typed(low.guarded(guards, cast(call("char_length", x.sql), "BIGINT")), "int", False)
+    return Typed(low.guarded(guards, cast(call("char_length", x.sql), "BIGINT")), "int", False,
+                 span=native_spans.Span.between(0, 2**31 - 1))  # a Spark string holds under 2**31 characters
 
 
 def _str_strip(low, args):
@@ -357,7 +377,7 @@ def _call_int(low, args):
         if precision - scale > 18:  # else every value fits a long
             bound = lambda v: f"CAST('{v}' AS DECIMAL({sql.MAX_PRECISION},{scale}))"  # noqa: E731
             out_of_range = f"({x.sql} > {bound(INT_MAX)} OR {x.sql} < {bound(INT_MIN)})"
-            guards.append((out_of_range, low.error("int overflow past 64 bits", x)))
+            guards.append((out_of_range, low.error(OVERFLOW, x)))
     return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
 
 

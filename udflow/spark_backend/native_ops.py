@@ -19,6 +19,7 @@ different types, is `NotNative` too: a DataFrame has one schema.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import Optional
 
 from pyspark.sql import DataFrame
@@ -30,6 +31,7 @@ from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import decimal_of, family_of
 from udflow.spark_backend.native_calls import PY_WHITESPACE
+from udflow.spark_backend.native_spans import NormalCase, normal_case
 from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import call, case, ident, literal
 
@@ -127,7 +129,9 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
                            checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
-                           python_calls=lowering.python_calls, computed_at=lowering.computed_at.items())
+                           python_calls=lowering.python_calls, computed_at=lowering.computed_at.items(),
+                           spans={**_carried(lowering, frame), **{hidden[n]: t.span for n, (t, _) in lowered.items()}},
+                           limits=lowering.limits)
     if any(_spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
         return None  # read back, the column would be another Python type: keep the terms whole
     typed = {n: (ident(hidden[n]), t.nullable) for n, (t, _) in lowered.items()}
@@ -252,7 +256,8 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     exploded = select_expr(df_with_calls, ["*", f"explode({pieces}) AS {ident(ELEM)}"])
     nonnull = lowering.nonnull | {ELEM} if model.split else lowering.nonnull - {ELEM}  # an item may be None
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, nonnull,
-                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at)
+                                     shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
+                                     spans={**_carried(lowering, exploded), ELEM: None}, limits=lowering.limits)
     pieces_lowering.line = model.line
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
         exploded = exploded.filter(pieces_lowering.predicate(model.guard))
@@ -305,22 +310,36 @@ def _quoted(sep: str) -> str:
     return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
 
 
-def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(),
-        sample: tuple = ()) -> tuple[DataFrame, frozenset]:
-    """The operator natively, and the fields of its output known never None; NotNative when
-    the model has no exact native form. `nonnull`: the input's fields known never None (the
-    data's types, `udflow.field_types`, and what the operators below prove), whatever Spark's
-    schema says. `sample`: input records taken on the driver (`udflow.samples`), which type
-    the results of the user's helpers."""
+def _carried(lowering: NativeLowering, frame: DataFrame) -> dict:
+    """The spans of `frame`'s columns as the operator's input gave them (`native_spans`): a
+    column computed on the way (a Python call's) has none of its own."""
+    return {name: lowering.spans.get(name) for name in frame.columns}
+
+
+@dataclass(frozen=True)
+class Ran:
+    """An operator run natively: its DataFrame, the fields of its output known never None, and
+    the rows its native form holds (`native_spans.NormalCase`) where it may not hold all."""
+
+    frame: DataFrame
+    nonnull: frozenset
+    normal: Optional[NormalCase] = None
+
+
+def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), sample: tuple = (),
+        magnitudes: Optional[dict] = None) -> Ran:
+    """The operator natively; NotNative when the model has no exact native form. `nonnull`:
+    the input's fields known never None (the data's types, `udflow.field_types`, and what the
+    operators below prove), whatever Spark's schema says. `sample`: input records taken on the
+    driver (`udflow.samples`), which type the results of the user's helpers. `magnitudes`: the
+    int fields' largest magnitudes the data proves (`nullness.magnitudes_of`)."""
     # a call with no native form runs as Python in the plan (`python_calls`); over an
     # explosion's pieces none does (`engine.steps.python_only_calls`): the pieces' lowering has none
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model),
                               python_calls=PythonCalls(df.sparkSession),
-                              sample=sample, computed_at=getattr(model, "computed_at", ()))
-    if isinstance(model, FilterModel):
-        return run_filter(df, model, lowering)
-    if isinstance(model, RecordModel):
-        return run_map(df, model, lowering)
-    if isinstance(model, ExplodeModel):
-        return run_explode(df, model, lowering)
-    raise NotNative(f"no native form for a {type(model).__name__}")
+                              sample=sample, computed_at=getattr(model, "computed_at", ()), magnitudes=magnitudes)
+    runs = {FilterModel: run_filter, RecordModel: run_map, ExplodeModel: run_explode}
+    if type(model) not in runs:
+        raise NotNative(f"no native form for a {type(model).__name__}")
+    frame, known = runs[type(model)](df, model, lowering)
+    return Ran(frame, known, normal_case(lowering.limits))

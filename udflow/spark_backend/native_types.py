@@ -23,6 +23,7 @@ from pyspark.sql.types import (
 )
 
 from udflow.spark_backend import sql
+from udflow.spark_backend.native_spans import Span
 from udflow.spark_backend.sql import literal, wider
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -45,6 +46,7 @@ class Typed:
     nullable: bool
     leaf: bool = False  # a column or a constant as it is: an error message may show it
     decimal: Optional[tuple] = None
+    span: Optional[Span] = None  # an int's values in the normal case (`native_spans`); None: unknown
 
 
 FAMILIES = ((BooleanType, "bool"), (ByteType, "int"), (ShortType, "int"), (IntegerType, "int"),
@@ -104,8 +106,8 @@ def as_number(x: Typed) -> Typed:
     if x.family != "bool":
         return x
     if x.sql in ("TRUE", "FALSE"):  # a constant stays one: the int guards skip what it cannot reach
-        return Typed(literal(int(x.sql == "TRUE")), "int", False, x.leaf)
-    return Typed(f"CAST({x.sql} AS BIGINT)", "int", x.nullable, x.leaf)
+        return constant(int(x.sql == "TRUE"), x.leaf)
+    return Typed(f"CAST({x.sql} AS BIGINT)", "int", x.nullable, x.leaf, span=Span.between(0, 1))
 
 
 def as_numbers(a: Typed, b: Typed) -> tuple[Typed, Typed]:
@@ -126,7 +128,7 @@ def equal_group(a: str, b: str) -> Optional[str]:
     return a if a == b else None
 
 
-def constant(v) -> Typed:
+def constant(v, leaf: bool = True) -> Typed:
     """A Python constant as a native term; NotNative where no column type holds it exactly."""
     if v is None:
         return Typed("NULL", "none", True, True)
@@ -135,7 +137,7 @@ def constant(v) -> Typed:
     if isinstance(v, int):
         if not INT_MIN <= v <= INT_MAX:
             raise NotNative(f"the constant {v} does not fit 64 bits")
-        return Typed(literal(v), "int", False, True)
+        return Typed(literal(v), "int", False, leaf, span=Span.between(v, v))
     if isinstance(v, float):
         return Typed(literal(v), "float", False, True)
     if isinstance(v, decimal.Decimal):

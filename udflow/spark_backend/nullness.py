@@ -227,6 +227,22 @@ def _equal_to_a_value(term: Cmp, of) -> frozenset:
 def data_nonnull(node: Node) -> frozenset:
     """The fields of `node`'s records the data proves never None: source fields so typed
     (`udflow.field_types`) that no operator below gives another value."""
+    return nonnull_of(data_types(node))
+
+
+def nonnull_of(types: dict) -> frozenset:
+    return frozenset(f for f, t in types.items() if t.known)
+
+
+def magnitudes_of(types: dict) -> dict:
+    """The int fields whose largest magnitude the data proves (a source's values or
+    statistics, no operator below giving another value): field -> magnitude."""
+    return {f: t.magnitude for f, t in types.items() if t.magnitude is not None}
+
+
+def data_types(node: Node) -> dict:
+    """Field -> `udflow.field_types.FieldType` of `node`'s records, as the sources' data gives
+    them to the fields no operator below gives another value."""
     from udflow.field_types import attribute_types
 
     changes = []
@@ -236,9 +252,9 @@ def data_nonnull(node: Node) -> frozenset:
         try:
             p = properties_of(n) if getattr(n, "fn", None) is not None else None
         except Exception:  # noqa: BLE001 - no analysis: it may change anything
-            return frozenset()
+            return {}
         if p is None:
             continue  # a concatenating join changes no value
         changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
         changes.append((changed, dict(p.output_types) if p.pure else {}))
-    return frozenset(f for f, t in attribute_types(node, changes).items() if t.known)
+    return attribute_types(node, changes)

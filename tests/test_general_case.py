@@ -1,0 +1,186 @@
+"""The rows a native form cannot hold run in Python (issue 29, item 4): `native_spans`,
+`general_case`.
+
+A native int term's guards of what a long and a double hold (an int past 64 bits, an
+`int / int` past 2**53) once raised where Python returns a value. Now the operator's
+normal case bounds the int columns it reads, the native form runs on the rows inside
+the bound (where the spans prove those guards never fire), and the function runs in
+Python on the others: every row gets Python's value, or Python's error.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+import udflow as uf
+from udflow.errors import UdfRuntimeError
+from udflow.expr import Arith, Field
+from udflow.spark_backend import native_spans
+from udflow.spark_backend.lower import Lowering
+from udflow.spark_backend.native import NativeLowering
+
+BIG = 2**63 - 1
+SMALLEST = -(2**63)
+
+
+def _run(spark, flow):
+    """The flow lowered as its physical plan says, its records, and the lowering."""
+    lowering = Lowering(spark, flow.physical())
+    rows = lowering.records(flow.root)
+    assert flow.root.label in lowering.native_labels, lowering.python_reasons
+    return lowering, rows
+
+
+def _bag(rows):
+    return sorted(repr(sorted((k, (type(v).__name__, v)) for k, v in r.items())) for r in rows)
+
+
+def _same_as_python(spark, flow) -> str:
+    """The flow's records on Spark are the reference interpreter's (values and types); what the
+    lowering says of its root's general case."""
+    lowering, rows = _run(spark, flow)
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
+    return lowering.general_cases.get(flow.root.label, "")
+
+
+def _error(flow, **how) -> str:
+    with pytest.raises(UdfRuntimeError) as err:
+        flow.collect(**how)
+    return str(err.value).splitlines()[0].split(" raised ", 1)[1]
+
+
+def past_64_bits(r):
+    return {**r, "y": r["x"] + 1 - 2 / 3}
+
+
+def exact_ratio(r):
+    return {**r, "q": r["a"] / r["b"]}
+
+
+def huge_product(r):
+    return r["a"] * r["b"] > 4_000_000_000_000_000_000
+
+
+def rate(r):
+    minutes = (r["off"] - r["on"]) / 60
+    return {**r, "minutes": minutes, "per_hour": r["miles"] / (minutes / 60)}
+
+
+def halves(r):
+    for word in r["s"].split():
+        yield {**r, "word": word, "half": (r["x"] + 1) / 2}
+
+
+def tiered(r):
+    if r["x"] > 1000:
+        yield {**r, "y": r["x"] * 3 / 4}
+    elif r["x"] >= -1000:
+        yield {**r, "y": (r["x"] - 1) / 2}
+
+
+def test_an_int_intermediate_past_64_bits_gives_pythons_float(spark):
+    """The issue's `x + 1 - 2/3`: at 2**63 - 1 Python's int grows to 2**63 and the float is
+    9.223372036854776e18; the native form could only raise there."""
+    rows = [{"x": 1}, {"x": BIG}, {"x": SMALLEST}, {"x": 2**62}, {"x": -5}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).map(past_64_bits))
+    assert said.startswith("rows where x lie beyond ±2**62 run in Python"), said
+
+
+def test_an_int_true_division_past_2_53_is_pythons_correctly_rounded_one(spark):
+    rows = [{"a": 2**53 + 1, "b": 3}, {"a": BIG, "b": BIG - 2}, {"a": 7, "b": 2}, {"a": SMALLEST, "b": -7}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).map(exact_ratio))
+    assert "beyond ±2**53" in said and "a, b" in said, said
+
+
+def test_a_filter_keeps_the_rows_python_keeps_where_a_product_leaves_64_bits(spark):
+    rows = [{"a": 2**40, "b": 2**40}, {"a": 3, "b": 4}, {"a": -(2**62), "b": 4}, {"a": 2**33, "b": 2**33}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).filter(huge_product))
+    assert "beyond ±2**31" in said, said
+
+
+def test_a_term_computed_once_for_later_fields_keeps_its_bound(spark):
+    """`minutes` is a hidden column read by `per_hour` (`native_ops._shared_below`): its span
+    carries the bound of the columns it was computed from."""
+    rows = [{"on": -10, "off": BIG, "miles": 3.0}, {"on": 0, "off": 600, "miles": 12.5},
+            {"on": SMALLEST, "off": 2**62, "miles": 1.0}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).map(rate))
+    assert "off, on lie beyond ±2**52" in said, said
+
+
+def test_an_explosions_fields_and_a_maps_cases_get_pythons_values(spark):
+    rows = [{"s": "a b", "x": BIG}, {"s": "c", "x": 4}, {"s": "", "x": BIG}]
+    assert _same_as_python(spark, uf.source("t", rows=rows).map(halves))
+    rows = [{"x": BIG}, {"x": 5000}, {"x": SMALLEST}, {"x": 3}, {"x": -2000}]
+    assert _same_as_python(spark, uf.source("t", rows=rows).map(tiered))
+
+
+def test_pythons_errors_stay_pythons_on_both_sides_of_the_bound(spark):
+    """A row outside the bound raises in Python what Python raises (ZeroDivisionError); a None
+    inside it raises natively Python's TypeError."""
+    for rows in ([{"a": BIG, "b": 0}], [{"a": 2, "b": 0}], [{"a": None, "b": 1}, {"a": BIG, "b": 2}]):
+        flow = uf.source("t", rows=rows).map(exact_ratio)
+        assert _error(flow, engine="reference") == _error(flow, spark=spark)
+
+
+def test_a_sum_of_int_columns_needs_no_guard_and_no_bound():
+    """An `int` (32-bit) column's sums and products of two fit 64 bits whatever the data: the
+    spans prove it, no guard is written and no row needs Python."""
+    schema = StructType([StructField("i", IntegerType(), False), StructField("j", IntegerType(), False),
+                         StructField("n", LongType(), False)])
+    lowering = NativeLowering(schema, "f")
+    product = lowering.lower(Arith("+", Arith("*", Field("i"), Field("j")), Field("i")))
+    assert "raise_error" not in product.sql and "try_" not in product.sql, product.sql
+    assert not lowering.limits
+    lowering.lower(Arith("+", Field("n"), Field("i")))
+    assert native_spans.normal_case(lowering.limits).bound == 2**62
+
+
+def test_the_other_side_reads_no_row_group_the_bound_excludes(spark, tmp_path):
+    """The bound is a comparison with constants: Spark pushes it into the Parquet scan, so the
+    side of the rows outside it skips the row groups whose statistics lie inside."""
+    path = str(tmp_path / "t.parquet")
+    spark.createDataFrame([(1, 2), (BIG, 3)], "a long, b long").write.parquet(path)
+    flow = uf.source("t", path=path).map(exact_ratio)
+    lowering, rows = _run(spark, flow)
+    assert sorted(r["q"] for r in rows) == sorted(r["q"] for r in flow.collect(engine="reference"))
+    plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    assert "Union" in plan and "GreaterThan(" in plan and str(2**53) in plan, plan
+
+
+def test_the_normal_case_is_the_largest_bound_under_which_the_most_limits_hold():
+    schema = StructType([StructField("a", LongType()), StructField("b", LongType())])
+    lowering = NativeLowering(schema, "f")
+    lowering.lower(Arith("+", Field("a"), Field("b")))  # holds under 2**62
+    lowering.lower(Arith("*", Field("a"), Field("b")))  # under 2**31
+    case = native_spans.normal_case(lowering.limits)
+    assert (case.bound, case.columns, case.held, case.limits) == (2**31, ("a", "b"), 2, 2)
+    assert "(`a` IS NULL OR `a` BETWEEN CAST(-2147483648 AS BIGINT) AND CAST(2147483648 AS BIGINT))" in case.rows()
+
+
+def test_where_the_data_proves_the_bound_no_row_needs_python(spark, tmp_path):
+    """A parquet column's row-group statistics (or a `rows=` source's values) bound every value:
+    one native side, no union; its guards stay written (files changed since would raise)."""
+    path = str(tmp_path / "small.parquet")
+    spark.createDataFrame([(1, 2), (2**40, 3)], "a long, b long").write.parquet(path)
+    for source in (uf.source("t", path=path), uf.source("t", rows=[{"a": 2**40, "b": 3}, {"a": -7, "b": 2}])):
+        flow = source.map(exact_ratio)
+        lowering, rows = _run(spark, flow)
+        assert flow.root.label not in lowering.general_cases
+        assert "Union" not in lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+        assert _bag(rows) == _bag(flow.collect(engine="reference"))
+
+
+def test_a_source_fields_magnitude_is_what_its_data_proves(tmp_path):
+    from udflow.field_types import source_field_types
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "m.parquet")
+    pq.write_table(pa.table({"a": [3, -2**40, None], "f": [1.5, 2.0, None], "n": [None, None, None]},
+                            schema=pa.schema([("a", pa.int64()), ("f", pa.float64()), ("n", pa.int64())])), path)
+    types = source_field_types(uf.source("t", path=path).root)
+    assert (types["a"].magnitude, types["f"].magnitude, types["n"].magnitude) == (2**40, None, None)
+    rows = source_field_types(uf.source("t", rows=[{"a": -9, "b": True}, {"a": None, "b": False}]).root)
+    assert (rows["a"].magnitude, rows["b"].magnitude) == (9, 1)

@@ -1,0 +1,230 @@
+"""The normal case of a native operator: the rows its native form holds, told apart before it runs.
+
+A native int term raises where Python's value leaves what the native form holds: an
+int past 64 bits (`x + 1` at 2**63 - 1), an `int / int` past 2**53. Python returns a
+value there, so udflow must too (issue 29, item 4). Like Tuplex's normal case, the
+operator assumes its int columns small, proves under that assumption that no such
+guard fires, and sends the rows outside it to the function run as Python:
+
+    def f(r):                               normal = |a| <= 2**31 (or None)
+        return {**r, "y": r["a"] * 3 - 1}   df.filter(normal)      -> the native Map
+                                          ∪ df.filter(NOT normal)  -> the function, in Python
+
+`Span` is interval arithmetic over the int terms, run for a few candidate bounds at
+once (`CANDIDATES`): per candidate, the lowest and highest value a term takes where
+every int column it reads lies within the bound, and which columns that needs (a
+column whose type holds only smaller values needs none: an `int` column's sum with
+another fits 64 bits whatever the data). Each guard of such a limit records a `Limit`:
+per candidate, whether the spans prove it never fires. `normal_case` picks the
+largest bound under which the most guards hold. A guard that holds with no column
+assumed never fires at all, and is not written (`NativeLowering.cannot_hold`).
+
+The guards of Python's own errors (None, a zero divisor) are not limits: every row
+meets them as Python would, natively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from pyspark.sql.types import ByteType, DataType, IntegerType, LongType, ShortType
+
+from udflow.spark_backend.sql import conjunction, ident, literal
+
+# the bounds on an int column's magnitude the normal case may assume, largest first: every
+# power of two, so that the bound chosen is the largest the terms allow (a sum of two fits
+# 64 bits under 2**62, a difference divided exactly under 2**52, a product of two under 2**31)
+CANDIDATES = tuple(2**k for k in range(62, 7, -1))
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+EXACT_DOUBLE = 2**53
+
+TYPE_RANGES = ((ByteType, 2**7), (ShortType, 2**15), (IntegerType, 2**31), (LongType, 2**63))
+
+NONE = frozenset()
+# in a span's assumptions: the data's own bound (a source's statistics), true of the data read
+# when the plan was lowered. Such a limit needs no other rows, but its guard stays written: data
+# changed since then raises there, as before, instead of giving a wrong value
+DATA = ("the data",)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Per candidate bound: the least and greatest value of an int term, and the columns
+    whose bound it assumes."""
+
+    lows: tuple
+    highs: tuple
+    columns: tuple  # a frozenset of column names per candidate
+
+    @staticmethod
+    def between(lo: int, hi: int) -> "Span":
+        n = len(CANDIDATES)
+        return Span((lo,) * n, (hi,) * n, (NONE,) * n)
+
+    @staticmethod
+    def column(name: str, data_type: DataType, magnitude: Optional[int] = None) -> Optional["Span"]:
+        """An int column's values: under each candidate bound, its type's range where that is
+        smaller (nothing assumed), else the data's largest `magnitude` where known and smaller
+        (the data assumed unchanged: `DATA`), else the bound (the column assumed within it)."""
+        top = next((limit for cls, limit in TYPE_RANGES if isinstance(data_type, cls)), None)
+        if top is None:
+            return None
+        lows, highs, columns = [], [], []
+        for b in CANDIDATES:
+            if top <= b:
+                low, high, assumed = -top, top - 1, NONE
+            elif magnitude is not None and magnitude <= b:
+                low, high, assumed = -magnitude, magnitude, frozenset({DATA})
+            else:
+                low, high, assumed = -b, b, frozenset({name})
+            lows.append(low), highs.append(high), columns.append(assumed)
+        return Span(tuple(lows), tuple(highs), tuple(columns))
+
+    def map(self, other: Optional["Span"], extremes: Callable) -> Optional["Span"]:
+        """The span of `extremes(lo, hi, lo2, hi2)` over this and `other` (None: unknown)."""
+        if other is None:
+            return None
+        pairs = [extremes(a, b, c, d) for a, b, c, d in zip(self.lows, self.highs, other.lows, other.highs)]
+        return Span(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs),
+                    tuple(x | y for x, y in zip(self.columns, other.columns)))
+
+    def union(self, other: Optional["Span"]) -> Optional["Span"]:
+        return self.map(other, lambda a, b, c, d: (min(a, c), max(b, d)))
+
+    def within(self, lo: int, hi: int) -> "Limit":
+        """The limit `lo <= value <= hi`: held where the span lies inside it."""
+        return Limit(tuple(lo <= a and b <= hi for a, b in zip(self.lows, self.highs)), self.columns)
+
+    def excludes(self, value: int) -> "Limit":
+        return Limit(tuple(not a <= value <= b for a, b in zip(self.lows, self.highs)), self.columns)
+
+
+def _products(a, b, c, d):
+    corners = (a * c, a * d, b * c, b * d)
+    return min(corners), max(corners)
+
+
+def _magnitude(a, b) -> int:
+    return max(abs(a), abs(b))
+
+
+EXTREMES = {
+    "+": lambda a, b, c, d: (a + c, b + d),
+    "-": lambda a, b, c, d: (a - d, b - c),
+    "*": _products,
+    # |a // b| <= |a| for an int b != 0 (b = 0 raises before); -2**63 // -1 is a limit of its own
+    "//": lambda a, b, c, d: (-_magnitude(a, b), _magnitude(a, b)),
+    # Python's remainder has the divisor's sign and is smaller than it
+    "%": lambda a, b, c, d: (min(0, c + 1), max(0, d - 1)),
+}
+
+
+def arith(op: str, left: Optional[Span], right: Optional[Span]) -> Optional[Span]:
+    """The span of `left op right` on ints; None where either is unknown."""
+    if left is None or op not in EXTREMES:
+        return None
+    return left.map(right, EXTREMES[op])
+
+
+def negated(x: Optional[Span]) -> Optional[Span]:
+    return None if x is None else Span(tuple(-b for b in x.highs), tuple(-a for a in x.lows), x.columns)
+
+
+def absolute(x: Optional[Span]) -> Optional[Span]:
+    if x is None:
+        return None
+    lows = tuple(0 if a <= 0 <= b else min(abs(a), abs(b)) for a, b in zip(x.lows, x.highs))
+    return Span(lows, tuple(_magnitude(a, b) for a, b in zip(x.lows, x.highs)), x.columns)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A guard of what the native form holds: per candidate, whether the spans prove it never
+    fires, and the columns whose bound that assumes."""
+
+    held: tuple
+    columns: tuple
+
+    @staticmethod
+    def unknown() -> "Limit":
+        n = len(CANDIDATES)
+        return Limit((False,) * n, (NONE,) * n)
+
+    @staticmethod
+    def never_fires() -> "Limit":
+        n = len(CANDIDATES)
+        return Limit((True,) * n, (NONE,) * n)
+
+    @property
+    def never(self) -> bool:
+        """It holds whatever the data: under some candidate with no column's bound assumed (a
+        smaller bound only narrows the spans)."""
+        return any(held and not columns for held, columns in zip(self.held, self.columns))
+
+    def both(self, other: "Limit") -> "Limit":
+        return Limit(tuple(a and b for a, b in zip(self.held, other.held)),
+                     tuple(x | y for x, y in zip(self.columns, other.columns)))
+
+    def either(self, other: "Limit") -> "Limit":
+        """Held where one of the two is (the cheaper assumption where both are)."""
+        held = tuple(a or b for a, b in zip(self.held, other.held))
+        columns = tuple(min((c for h, c in ((a, x), (b, y)) if h), key=len, default=x | y)
+                        for a, b, x, y in zip(self.held, other.held, self.columns, other.columns))
+        return Limit(held, columns)
+
+
+def fits_long(x: Optional[Span]) -> Limit:
+    return Limit.unknown() if x is None else x.within(INT_MIN, INT_MAX)
+
+
+def exact_in_double(x: Optional[Span]) -> Limit:
+    return Limit.unknown() if x is None else x.within(-EXACT_DOUBLE, EXACT_DOUBLE)
+
+
+def not_int_min(x: Optional[Span]) -> Limit:
+    return Limit.unknown() if x is None else x.excludes(INT_MIN)
+
+
+def not_minus_one(x: Optional[Span]) -> Limit:
+    return Limit.unknown() if x is None else x.excludes(-1)
+
+
+@dataclass(frozen=True)
+class NormalCase:
+    """The rows the native form holds: every column of `columns` None or within ±`bound`.
+    `held` of the operator's `limits` guards never fire on them."""
+
+    bound: int
+    columns: tuple
+    held: int
+    limits: int
+
+    def rows(self) -> str:
+        """SQL true on the normal rows, false on the others (never null). A NaN is outside."""
+        return conjunction("AND", [f"({ident(c)} IS NULL OR {ident(c)} BETWEEN {literal(-self.bound)} "
+                                   f"AND {literal(self.bound)})" for c in self.columns])
+
+    def other_rows(self) -> str:
+        return f"(NOT {self.rows()})"
+
+    def describe(self) -> str:
+        names = ", ".join(self.columns)
+        bound = f"2**{self.bound.bit_length() - 1}"
+        return (f"rows where {names} lie beyond ±{bound} run in Python "
+                f"({self.held} of {self.limits} native limits hold on the others)")
+
+
+def normal_case(limits: list) -> Optional[NormalCase]:
+    """The largest candidate bound under which the most of `limits` hold, with the columns it
+    bounds; None where no limit needs a column's bound to hold (the native form holds every row,
+    or no bound helps)."""
+    live = [limit for limit in limits if not limit.never]
+    if not live:
+        return None
+    scores = [sum(limit.held[k] for limit in live) for k in range(len(CANDIDATES))]
+    k = scores.index(max(scores))
+    columns = frozenset().union(*(limit.columns[k] for limit in live if limit.held[k])) - {DATA}
+    if not scores[k] or not columns:
+        return None
+    return NormalCase(CANDIDATES[k], tuple(sorted(columns)), scores[k], len(live))
