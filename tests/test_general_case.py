@@ -10,6 +10,9 @@ Python on the others: every row gets Python's value, or Python's error.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
+
 import pytest
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
@@ -184,3 +187,39 @@ def test_a_source_fields_magnitude_is_what_its_data_proves(tmp_path):
     assert (types["a"].magnitude, types["f"].magnitude, types["n"].magnitude) == (2**40, None, None)
     rows = source_field_types(uf.source("t", rows=[{"a": -9, "b": True}, {"a": None, "b": False}]).root)
     assert (rows["a"].magnitude, rows["b"].magnitude) == (9, 1)
+
+
+def halves_of_rounded(r):
+    return {**r, "half": round(r["rating"] * 2) / 2}
+
+
+def cell(r):
+    return {**r, "cell": f"{math.floor(r['lat'])}:{math.ceil(r['lon'])}"}
+
+
+def seconds_between(r):
+    return {**r, "seconds": (r["end"] - r["start"]).total_seconds()}
+
+
+def mean_of_present(r):
+    return {**r, "mean": ((r["a"] or 0) + (r["b"] or 0)) / 2}
+
+
+@pytest.mark.parametrize("fn, rows, bound", [
+    (halves_of_rounded, [{"rating": 1e16}, {"rating": 4.3}, {"rating": -2.5e300}, {"rating": 0.25}], "±2**51"),
+    (cell, [{"lat": 1e308, "lon": -3.5}, {"lat": 48.85, "lon": 2.35}, {"lat": -1e19, "lon": 1e200}], "±2**62"),
+    (seconds_between, [{"start": dt.datetime(1, 1, 1), "end": dt.datetime(9999, 12, 31, 23, 59, 59, 999999)},
+                       {"start": dt.datetime(2024, 1, 1), "end": dt.datetime(2024, 1, 2, 0, 0, 0, 1)}],
+     "microseconds from 1970"),
+    (mean_of_present, [{"a": BIG, "b": None}, {"a": BIG, "b": BIG}, {"a": 3, "b": 4}], "±2**52"),
+])
+def test_floats_datetimes_and_or_operands_have_spans_too(spark, fn, rows, bound):
+    """round and floor of a float past 2**63, a datetime difference past 2**53 microseconds,
+    `a or 0` past 64 bits: Python's value, from the rows outside the bound."""
+    said = _same_as_python(spark, uf.source("t", rows=rows).map(fn))
+    assert bound in said, said
+
+
+def test_a_nan_outside_the_bound_raises_pythons_error(spark):
+    flow = uf.source("t", rows=[{"lat": float("nan"), "lon": 1.0}, {"lat": 2.0, "lon": 1.0}]).map(cell)
+    assert _error(flow, engine="reference") == _error(flow, spark=spark)

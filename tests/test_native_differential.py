@@ -122,6 +122,7 @@ ints = st.one_of(st.sampled_from(["i", "j", "b"]).map(Field),
                  st.sampled_from([0, -1, 3, 2**62, BIG, -BIG - 1, True, False]).map(Lit))
 bools = st.one_of(st.just(Field("b")), st.sampled_from([True, False]).map(Lit))
 texts = st.one_of(st.sampled_from(["s", "t"]).map(Field), st.sampled_from(["", "a", " "]).map(Lit))
+signed_texts = st.one_of(texts, st.sampled_from(["-42", "+7", "-", "aaa", "a/\n", "\U0001f389a"]).map(Lit))
 typed_terms = st.one_of(
     st.builds(lambda op, a, b: Arith(op, a, b), st.sampled_from(["+", "-", "*", "/", "//", "%"]), numbers, numbers),
     st.builds(lambda op, a, b: Cmp(op, a, b), st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), numbers, numbers),
@@ -151,6 +152,18 @@ typed_terms = st.one_of(
               st.one_of(st.tuples(bools, numbers), st.tuples(numbers, bools), st.tuples(bools, bools))),
     st.builds(Neg, bools),
     st.builds(lambda name, a, b: Call(name, (a, b)), st.sampled_from(["min", "max"]), numbers, numbers),
+    # str methods with constant arguments (`native_strings`), and the ones Python computes in the plan
+    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["str.lstrip", "str.rstrip", "str.title",
+                                                                 "str.capitalize"]), signed_texts),
+    st.builds(lambda name, x, chars: Call(name, (x, Lit(chars))), st.sampled_from(["str.strip", "str.lstrip",
+                                                                                   "str.rstrip"]),
+              signed_texts, st.sampled_from(["", "a", " a", "\u00df-", "\u2003x", None])),
+    st.builds(lambda x, old, new: Call("str.replace", (x, Lit(old), Lit(new))), signed_texts,
+              st.sampled_from(["a", " ", "aa", "", "\u00df", "-"]), st.sampled_from(["", "-", "xy"])),
+    st.builds(lambda x, w: Call("str.zfill", (x, Lit(w))), signed_texts, st.sampled_from([0, 3, 5, -1])),
+    st.builds(lambda x, sub: Call("str.find", (x, Lit(sub))), signed_texts, st.sampled_from(["", "a", " ", "\u00df"])),
+    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["math.radians", "math.degrees", "math.log1p",
+                                                                 "numpy.sqrt", "numpy.exp", "numpy.abs"]), numbers),
 )
 
 
@@ -186,6 +199,8 @@ def python_outcome(term, record):
 
 
 def same(python_value, native_value) -> bool:
+    # numpy's float64 comes back from Spark a float (a subclass it is), as on every Spark path
+    python_value, native_value = (v.item() if type(v).__module__ == "numpy" else v for v in (python_value, native_value))
     if type(python_value) is not type(native_value):
         return False
     if isinstance(python_value, float) and math.isnan(python_value):

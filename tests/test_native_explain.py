@@ -18,7 +18,7 @@ def line_of(fn, text):
 
 
 def lowered_title(r):
-    return {**r, "name": r["name"].title()}  # str.title: not whitelisted
+    return {**r, "name": r["name"].swapcase()}  # str.swapcase: not whitelisted
 
 
 def lowered_case(r):
@@ -30,7 +30,7 @@ def keyword_round(r):
 
 
 def stripped_of_dashes(r):
-    return {**r, "name": r["name"].strip("-")}  # str.strip with characters: the call alone in Python
+    return {**r, "name": r["name"].strip("-")}  # str.strip with constant characters: native
 
 
 def prefixed_after_one(r):
@@ -54,10 +54,10 @@ def clean(r):
 
 
 CASES = [
-    (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".title()"))),
+    (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".swapcase()"))),
     (lowered_case, "map", "native, with Python for", "str.lower (line {})".format(line_of(lowered_case, ".lower()"))),
     (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),
-    (stripped_of_dashes, "map", "native, with Python for", "str.strip (line {})".format(line_of(stripped_of_dashes, ".strip("))),
+    (stripped_of_dashes, "map", "native", ""),
     (prefixed_after_one, "filter", "Python (scalar UDF)", "a form of str.startswith with no exact native form"),
     (regex_filter, "filter", "Python (scalar UDF)", "line {}".format(line_of(regex_filter, "re.match"))),
     (summed_in_a_loop, "reduce", "Python (batches)", "a loop (line {})".format(line_of(summed_in_a_loop, "for r"))),

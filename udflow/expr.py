@@ -47,7 +47,38 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
 # The functions of `math` that are modelled, called as `math.f(x)` (one argument; `log` also
 # with a base): each computes a float (`floor`, `ceil`: an int) from a number
 MATH_FUNCTIONS = ("sqrt", "exp", "log", "log10", "log2", "fabs", "floor", "ceil", "sin", "cos", "tan",
-                  "atan", "sinh", "cosh", "tanh")
+                  "atan", "sinh", "cosh", "tanh", "log1p", "expm1", "radians", "degrees", "asin", "acos")
+
+# numpy's functions of one value that users call on a field (`np.sqrt(r["x"])`), as numpy
+# computes them (a numpy scalar, np.float64 for a float); no native form (numpy's own rules
+# for None, negative roots and overflow), so the call alone runs as Python in a native plan
+NUMPY_FUNCTIONS = ("sqrt", "exp", "log", "log1p", "log10", "log2", "expm1", "abs", "fabs", "sign", "floor",
+                   "ceil", "sin", "cos", "tan", "tanh", "arctan")
+
+
+# the str methods that are modelled, called on their receiver (`x.lower()`)
+STR_METHODS = ("lower", "upper", "strip", "startswith", "endswith", "lstrip", "rstrip", "replace", "zfill", "find",
+               "title", "capitalize")
+
+
+def _method(name: str):
+    """`receiver.name(*args)`: the method looked up on its receiver, as `x.lower()` does
+    (None.lower() is an AttributeError; str.lower(None) would be a TypeError)."""
+    def run(receiver, *args):
+        return getattr(receiver, name)(*args)
+
+    run.__name__ = f"str.{name}"
+    return run
+
+
+def _numpy_function(name: str):
+    def run(x):
+        import numpy
+
+        return getattr(numpy, name)(x)
+
+    run.__name__ = f"numpy.{name}"
+    return run
 
 # Functions and methods with a pinned-down meaning: name -> the Python callable `evaluate` runs.
 # A call is modelled only if its name is here (anything else: no model).
@@ -60,13 +91,10 @@ FUNCTIONS = {
     "int": int,
     "float": float,
     "str": str,
-    # a method looked up on its receiver, as `x.lower()` does: None.lower() is an AttributeError
-    # (str.lower(None) would be a TypeError)
-    "str.lower": lambda receiver, *args: receiver.lower(*args),
-    "str.upper": lambda receiver, *args: receiver.upper(*args),
-    "str.strip": lambda receiver, *args: receiver.strip(*args),
-    "str.startswith": lambda receiver, *args: receiver.startswith(*args),
-    "str.endswith": lambda receiver, *args: receiver.endswith(*args),
+    **{f"str.{name}": _method(name) for name in STR_METHODS},
+    "date.date": lambda d: d.date(),  # a datetime's day; a date has no date() (AttributeError)
+    "date.strftime": lambda d, *args: d.strftime(*args),
+    "datetime.strptime": datetime.datetime.strptime,
     "date.year": lambda d: d.year,
     "date.month": lambda d: d.month,
     "date.day": lambda d: d.day,
@@ -80,12 +108,13 @@ FUNCTIONS = {
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS},
+    **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS},
     # what Spark makes of a PySpark UDF's value (`uf.from_spark`): `spark.<regime>.<type>`
     **spark_results.CONVERSIONS,
 }
 
 
-DATE_METHODS = ("weekday", "isoweekday")  # the "date." calls that are methods, not attributes
+DATE_METHODS = ("weekday", "isoweekday", "date", "strftime")  # the "date." calls that are methods
 
 
 class Expr:
@@ -300,13 +329,15 @@ class Call(Expr):
             raise ValueError(f"no pinned-down meaning for {self.name}")
 
     def __str__(self) -> str:
-        if self.name.startswith("math."):
+        if self.name.startswith(("math.", "numpy.", "datetime.")):
             return f"{self.name}({', '.join(str(a) for a in self.args)})"
         if "." in self.name:
             receiver, *rest = self.args
             method = self.name.split(".", 1)[1]
             if self.name.startswith("date.") or self.name == "timedelta.days":
-                return f"{receiver}.{method}" + ("()" if method in DATE_METHODS else "")
+                if method in DATE_METHODS:
+                    return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"
+                return f"{receiver}.{method}"
             if self.name.startswith("timedelta."):
                 return f"({receiver}).{method}()"
             return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"

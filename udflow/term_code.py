@@ -59,8 +59,10 @@ from udflow.tables import TableGet
 # (`r.upper()` looks `upper` up on r as `FUNCTIONS["str.upper"]` does: None raises the same
 # AttributeError); `test_term_code` checks each against its `FUNCTIONS` entry
 METHODS = {"str.lower": "lower", "str.upper": "upper", "str.strip": "strip", "str.startswith": "startswith",
-           "str.endswith": "endswith", "date.weekday": "weekday", "date.isoweekday": "isoweekday",
-           "timedelta.total_seconds": "total_seconds"}
+           "str.endswith": "endswith", "str.lstrip": "lstrip", "str.rstrip": "rstrip", "str.replace": "replace",
+           "str.zfill": "zfill", "str.find": "find", "str.title": "title", "str.capitalize": "capitalize",
+           "date.weekday": "weekday", "date.isoweekday": "isoweekday", "date.date": "date",
+           "date.strftime": "strftime", "timedelta.total_seconds": "total_seconds"}
 ATTRIBUTES = {"date.year": "year", "date.month": "month", "date.day": "day", "date.hour": "hour",
               "date.minute": "minute", "date.second": "second", "timedelta.days": "days"}
 INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",

@@ -106,12 +106,19 @@ MUTATING_METHODS = frozenset(
 UNORDERED_MUTATIONS = frozenset("add discard update".split())
 
 
+# numpy's functions of one value (`udflow.expr.NUMPY_FUNCTIONS`), by their ufunc's name
+NUMPY_UFUNCS = frozenset("sqrt exp log log1p log10 log2 expm1 absolute fabs sign floor ceil sin cos tan tanh "
+                         "arctan".split())
+
+
 def is_pure_callable(obj) -> bool:
     try:
         if obj in PURE_BUILTINS or obj in PURE_CALLABLES:
             return True
     except TypeError:  # unhashable
         return False
+    if type(obj).__name__ == "ufunc" and type(obj).__module__ == "numpy":
+        return getattr(obj, "__name__", "") in NUMPY_UFUNCS
     module = getattr(obj, "__module__", None)
     if module in {m.__name__ for m in PURE_MODULES} and callable(obj):
         return True

@@ -16,6 +16,7 @@ is not built (`model.py` says which construct and line).
 from __future__ import annotations
 
 import ast
+import datetime
 import math
 import types
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Optional
 import builtins
 
 from udflow.analysis.constants import constant_date
+from udflow.analysis.resolved import names_module, names_object
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
@@ -239,7 +241,7 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 def _is_str_term(term: Expr) -> bool:
     return isinstance(term, Field) or isinstance(term, Elem) and term.split \
-        or (isinstance(term, Call) and term.name.startswith("str."))
+        or (isinstance(term, Call) and (term.name.startswith("str.") or term.name == "str"))
 
 
 def _subscript(frame, node, value: Val):
@@ -301,6 +303,9 @@ def _attribute(frame, node, value):
 def _call(frame, node, value):
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         return None
+    affixes = _affix_tuple(frame, node)
+    if affixes is not None:
+        return affixes
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None
@@ -311,11 +316,15 @@ def _call(frame, node, value):
         table = table_of(frame, node.func.value) if node.func.attr == "get" else None
         if table is not None and table.kind == "dict" and 1 <= len(args) <= 2:
             return TableGet(table, args[0], args[1] if len(args) == 2 else Lit(None))
-        if _is_math(frame, node.func.value) and f"math.{node.func.attr}" in FUNCTIONS and args:
+        if names_object(frame, node.func.value, math) and f"math.{node.func.attr}" in FUNCTIONS and args:
             return Call(f"math.{node.func.attr}", tuple(args))
+        if names_module(frame, node.func.value, "numpy") and f"numpy.{node.func.attr}" in FUNCTIONS and len(args) == 1:
+            return Call(f"numpy.{node.func.attr}", tuple(args))
+        if node.func.attr == "strptime" and len(args) == 2 and names_object(frame, node.func.value, datetime.datetime):
+            return Call("datetime.strptime", tuple(args))
         receiver = _child(frame, node.func.value)
-        if receiver is not None and node.func.attr in DATE_METHODS and not args:
-            return Call(f"date.{node.func.attr}", (receiver,))  # the receiver's own method, as Python calls it
+        if receiver is not None and node.func.attr in DATE_METHODS and len(args) == (node.func.attr == "strftime"):
+            return Call(f"date.{node.func.attr}", (receiver, *args))  # the receiver's own method, as Python calls it
         if receiver is not None and node.func.attr == "total_seconds" and not args:
             return Call("timedelta.total_seconds", (receiver,))
         name = f"str.{node.func.attr}"
@@ -339,6 +348,24 @@ def _call(frame, node, value):
         if helper is not None:
             return HelperCall(node.func.id, helper, tuple(args))
     return None
+
+
+def _affix_tuple(frame, node) -> Optional[Expr]:
+    """`s.startswith(("a", "b"))` (or endswith) with a tuple of str constants: the `or` of one
+    call per constant, each a bool (s is a term, computed once per evaluation by Python too);
+    None for any other call."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("startswith", "endswith") and len(node.args) == 1
+            and isinstance(node.args[0], ast.Tuple) and node.args[0].elts):
+        return None
+    values = node.args[0].elts
+    if not all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
+        return None
+    receiver = _child(frame, func.value)
+    if receiver is None or not _is_str_term(receiver):
+        return None
+    calls = tuple(Call(f"str.{func.attr}", (receiver, Lit(v.value))) for v in values)
+    return calls[0] if len(calls) == 1 else BoolOp("or", calls)
 
 
 def _conversion(frame, node):
@@ -392,15 +419,6 @@ def table_of(frame, node) -> Optional[Table]:
     return Table.of(node.id, value)
 
 
-def _is_math(frame, node) -> bool:
-    """`node` names the `math` module (as the function's globals bind it)."""
-    if not isinstance(node, ast.Name):
-        return False
-    try:
-        found = frame.lookup(node.id, node)
-    except Exception:  # noqa: BLE001 - not a name the analysis resolves: not the module
-        return False
-    return bool(found.atoms) and all(getattr(a, "obj", None) is math for a in found.atoms)
 
 
 def _is_builtin(frame, node, table) -> bool:

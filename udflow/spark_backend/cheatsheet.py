@@ -10,7 +10,7 @@ import inspect
 import re
 
 from udflow import bits, expr, helper_calls, tables
-from udflow.spark_backend import native_calls, native_math, python_calls
+from udflow.spark_backend import native_calls, native_math, native_strings, python_calls
 from udflow.spark_backend.native import NativeLowering
 
 HEADER = """# Python that runs natively: a cheat sheet
@@ -78,6 +78,9 @@ def markdown() -> str:
         if name in native_calls.NATIVE_CALLS:
             arity = native_calls.ARITY.get(name, 1)
             form = "any number of arguments" if arity is None else f"{arity} argument(s), receiver included"
+            form = native_strings.SHOWN.get(name, form)
+            if name in python_calls.RESULTS:
+                form += "; its other forms run as Python inside the native plan"
             lines.append(f"| `{name}` | yes ({form}) |")
         elif name in python_calls.RESULTS:
             forms = ", ".join(f"({', '.join(families)}) -> {result}"

@@ -307,7 +307,9 @@ class NativeLowering(RaisingSql, Conditions):
         for v in reversed(values[:-1]):  # a and b == (b if a else a); a or b == (a if a else b)
             chosen = (result, v) if t.op == "and" else (v, result)
             text = case([(self.truth(v), chosen[0].sql)], chosen[1].sql)
-            result = Typed(text, family, v.nullable or result.nullable, decimal=wider_decimal(family, v, result))
+            span = v.span.union(result.span) if v.span is not None else None
+            result = Typed(text, family, v.nullable or result.nullable, decimal=wider_decimal(family, v, result),
+                           span=span)
         return result
 
     def _IfElse(self, t, at_value: bool = False) -> Typed:

@@ -14,7 +14,7 @@ import operator
 
 from udflow import spark_results
 from udflow.expr import Field, Lit
-from udflow.spark_backend import native_dates, native_math, native_spans, python_words, sql
+from udflow.spark_backend import native_dates, native_math, native_spans, native_strings, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -27,10 +27,6 @@ from udflow.spark_backend.native_types import (
 )
 from udflow.spark_backend.sql import call, cast, literal
 
-# str.strip() strips what Python calls whitespace; Spark's trim only spaces: a Java regex
-# over exactly Python's characters, written as \uXXXX escapes
-PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace())
-STRIP_PATTERN = f"^[{PY_WHITESPACE}]+|[{PY_WHITESPACE}]+$"
 OVERFLOW = "int overflow past 64 bits"  # a limit of the native form (`native_spans`), not Python's error
 
 
@@ -211,7 +207,8 @@ def arith(low, t) -> Typed:
     if maker is None:
         raise NotNative(f"{t.op} on {family} values")
     value, more, dec = maker(low, left, right)
-    span = native_spans.arith(t.op, left.span, right.span) if family == "int" else None
+    spans = {"int": native_spans.arith, "float": native_spans.float_arith}
+    span = spans[family](t.op, left.span, right.span) if family in spans else None
     return Typed(low.guarded(guards + more, value), family, False, decimal=dec, span=span)
 
 
@@ -282,14 +279,6 @@ def _call_len(low, args):
     guards = low.none_guard("len()", x, run=len)
     return Typed(low.guarded(guards, cast(call("char_length", x.sql), "BIGINT")), "int", False,
                  span=native_spans.Span.between(0, 2**31 - 1))  # a Spark string holds under 2**31 characters
-
-
-def _str_strip(low, args):
-    (x,) = args
-    if x.family != "str":
-        raise NotNative("strip of a non-str")
-    guards = low.none_guard("str.strip", x, run=python_words.stripped)
-    return Typed(low.guarded(guards, call("regexp_replace", x.sql, literal(STRIP_PATTERN), "''")), "str", False)
 
 
 def _str_affix(name: str):
@@ -427,7 +416,6 @@ CALLS = {
     "abs": _call_abs,
     "str": _call_str,
     "len": _call_len,
-    "str.strip": _str_strip,
     "str.startswith": _str_affix("startswith"),
     "str.endswith": _str_affix("endswith"),
     "date.year": _date_part("year"),
@@ -443,14 +431,19 @@ CALLS = {
     "float": _call_float,
     "int": _call_int,
     **native_math.CALLS,
+    **native_strings.CALLS,
     **{name: _spark_result(*name.split(".")[1:]) for name in spark_results.CONVERSIONS},
 }
-# the arguments each native form takes (receiver included); min/max take any number. Python's
-# other forms (`s.strip("x")`, `s.startswith("a", 1)`, `int("ff", 16)`, `float()`) are not native
+# the arguments each native form takes (receiver included); min/max take any number; the str
+# methods' forms are `native_strings.FORMS`. Python's other forms (`s.startswith("a", 1)`,
+# `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
 ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None}
 
 
 def arity_fits(name: str, args: tuple) -> bool:
+    """Whether a call of `name` with these argument terms has a native form."""
+    if name in native_strings.FORMS:
+        return native_strings.FORMS[name](args)
     wanted = ARITY.get(name, 1)
     return wanted is None or len(args) == wanted
 

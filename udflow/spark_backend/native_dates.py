@@ -22,6 +22,7 @@ from __future__ import annotations
 import operator
 
 from udflow.expr import Arith
+from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_types import NotNative, Typed
 
 DURATIONS = ("timedelta.total_seconds", "timedelta.days")
@@ -48,8 +49,11 @@ def duration(low, call) -> Typed:
         if a.family == "datetime":
             days = f"(({micros} - pmod({micros}, {DAY_US})) DIV {DAY_US})"
         return Typed(low.guarded(guards, days), "int", False)
-    if a.family == "datetime":
-        beyond = f"(abs({micros}) > {EXACT_US})"
-        guards.append((beyond, low.error("a duration beyond 2**53 microseconds has no exactly rounded native "
-                                         "total_seconds()", a, b)))
+    if a.family == "datetime":  # a limit of the native form: spans of microseconds from the epoch
+        limit = native_spans.arith("-", a.span, b.span)
+        beyond = low.cannot_hold("a duration beyond 2**53 microseconds has no exactly rounded native "
+                                 "total_seconds()", native_spans.Limit.unknown() if limit is None
+                                 else limit.within(-EXACT_US, EXACT_US), a, b)
+        if beyond is not None:
+            guards.append((f"(abs({micros}) > {EXACT_US})", beyond))
     return Typed(low.guarded(guards, f"(CAST({micros} AS DOUBLE) / 1000000.0D)"), "float", False)

@@ -51,9 +51,9 @@ from __future__ import annotations
 import math
 import struct
 
-from udflow.spark_backend import python_words
+from udflow.spark_backend import native_spans, python_words
 from udflow.spark_backend.native_types import INT_MIN, NotNative, Typed
-from udflow.spark_backend.sql import call, cast
+from udflow.spark_backend.sql import call, cast, literal
 
 NUMBERS = ("int", "float", "bool")
 TWO_63 = "9.223372036854775807E18"  # 2**63 as a double literal: the first double past the longs
@@ -87,6 +87,17 @@ def _fabs(low, args) -> Typed:
     return Typed(low.guarded(_none(low, "math.fabs", x), call("abs", _as_double(x))), "float", False)
 
 
+def _scaled(name: str, factor: float):
+    """`math.radians(x)`, `math.degrees(x)`: CPython's `x * (pi / 180)` (or `180 / pi`), one IEEE
+    product with that double constant, as Spark computes it (an infinity past 1.8e308, as Python)."""
+    def make(low, args) -> Typed:
+        (x,) = args
+        _number(f"math.{name}", x)
+        value = f"({_as_double(x)} * {literal(factor)})"
+        return Typed(low.guarded(_none(low, f"math.{name}", x), value), "float", False)
+    return make
+
+
 def _rounded(name: str, spark_name: str):
     run = getattr(math, name)
 
@@ -99,9 +110,13 @@ def _rounded(name: str, spark_name: str):
         guards += [
             (f"isnan({x.sql})", low.error(python_words.raised_by(run, math.nan), x)),
             (f"({x.sql} IN (double('Infinity'), double('-Infinity')))", low.error(python_words.raised_by(run, math.inf), x)),
-            (f"({x.sql} >= {TWO_63} OR {x.sql} < {INT_MIN}D)", low.error("int overflow past 64 bits", x)),
         ]
-        return Typed(low.guarded(guards, cast(call(spark_name, x.sql), "BIGINT")), "int", False)
+        # Python's int holds floor(1e308); a long does not: a limit of the native form
+        span = native_spans.to_int(x.span)
+        overflow = low.cannot_hold("int overflow past 64 bits", native_spans.fits_long(span), x)
+        if overflow is not None:
+            guards.append((f"({x.sql} >= {TWO_63} OR {x.sql} < {INT_MIN}D)", overflow))
+        return Typed(low.guarded(guards, cast(call(spark_name, x.sql), "BIGINT")), "int", False, span=span)
     return make
 
 
@@ -184,4 +199,6 @@ CALLS = {
     "math.fabs": _fabs,
     "math.floor": _rounded("floor", "floor"),
     "math.ceil": _rounded("ceil", "ceil"),
+    "math.radians": _scaled("radians", math.pi / 180.0),
+    "math.degrees": _scaled("degrees", 180.0 / math.pi),
 }

@@ -30,7 +30,7 @@ from udflow.spark_backend import nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import decimal_of, family_of
-from udflow.spark_backend.native_calls import PY_WHITESPACE
+from udflow.spark_backend.native_strings import PY_WHITESPACE
 from udflow.spark_backend.native_spans import NormalCase, normal_case
 from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import call, case, ident, literal
@@ -342,4 +342,5 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), samp
     if type(model) not in runs:
         raise NotNative(f"no native form for a {type(model).__name__}")
     frame, known = runs[type(model)](df, model, lowering)
-    return Ran(frame, known, normal_case(lowering.limits))
+    datetimes = frozenset(f.name for f in df.schema.fields if family_of(f.dataType) == "datetime")
+    return Ran(frame, known, normal_case(lowering.limits, datetimes))

@@ -28,7 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from pyspark.sql.types import ByteType, DataType, IntegerType, LongType, ShortType
+import datetime
+import math
+
+from pyspark.sql.types import ByteType, DataType, DoubleType, FloatType, IntegerType, LongType, ShortType, TimestampNTZType
 
 from udflow.spark_backend.sql import conjunction, ident, literal
 
@@ -39,7 +42,10 @@ CANDIDATES = tuple(2**k for k in range(62, 7, -1))
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 EXACT_DOUBLE = 2**53
 
-TYPE_RANGES = ((ByteType, 2**7), (ShortType, 2**15), (IntegerType, 2**31), (LongType, 2**63))
+TYPE_RANGES = ((ByteType, 2**7), (ShortType, 2**15), (IntegerType, 2**31), (LongType, 2**63),
+               (TimestampNTZType, 2**58), (FloatType, math.inf), (DoubleType, math.inf))
+# a naive datetime's span is in microseconds from the epoch (year 1 to 9999 lie within 2**58)
+EPOCH = datetime.datetime(1970, 1, 1)
 
 NONE = frozenset()
 # in a span's assumptions: the data's own bound (a source's statistics), true of the data read
@@ -72,7 +78,7 @@ class Span:
             return None
         lows, highs, columns = [], [], []
         for b in CANDIDATES:
-            if top <= b:
+            if top <= b:  # never for a float: NaN and the infinities lie outside any bound
                 low, high, assumed = -top, top - 1, NONE
             elif magnitude is not None and magnitude <= b:
                 low, high, assumed = -magnitude, magnitude, frozenset({DATA})
@@ -98,6 +104,28 @@ class Span:
 
     def excludes(self, value: int) -> "Limit":
         return Limit(tuple(not a <= value <= b for a, b in zip(self.lows, self.highs)), self.columns)
+
+
+def float_arith(op: str, left: Optional[Span], right: Optional[Span]) -> Optional[Span]:
+    """The span of `left op right` on floats (+, -, *): the real interval widened outward, for
+    the roundings of IEEE arithmetic; None for any other operation or an unknown side."""
+    if op not in ("+", "-", "*"):
+        return None
+    exact = arith(op, left, right)
+    if exact is None:
+        return None
+    return Span(tuple(_outward(x, -1) for x in exact.lows), tuple(_outward(x, 1) for x in exact.highs), exact.columns)
+
+
+def _outward(x, direction: int):
+    return x + direction * (abs(x) * 2.0**-40 + 1.0)
+
+
+def to_int(x: Optional[Span]) -> Optional[Span]:
+    """The ints a float in `x` rounds to (round, floor, ceil): one more either side."""
+    if x is None or not all(map(math.isfinite, x.lows + x.highs)):
+        return None
+    return Span(tuple(math.floor(v) - 1 for v in x.lows), tuple(math.ceil(v) + 1 for v in x.highs), x.columns)
 
 
 def _products(a, b, c, d):
@@ -192,18 +220,28 @@ def not_minus_one(x: Optional[Span]) -> Limit:
 
 @dataclass(frozen=True)
 class NormalCase:
-    """The rows the native form holds: every column of `columns` None or within ±`bound`.
-    `held` of the operator's `limits` guards never fire on them."""
+    """The rows the native form holds: every column of `columns` None or within ±`bound` (a
+    naive datetime: within `bound` microseconds of the epoch). `held` of the operator's
+    `limits` guards never fire on them."""
 
     bound: int
     columns: tuple
     held: int
     limits: int
+    datetimes: tuple = ()  # those of `columns` that hold naive datetimes
 
     def rows(self) -> str:
         """SQL true on the normal rows, false on the others (never null). A NaN is outside."""
-        return conjunction("AND", [f"({ident(c)} IS NULL OR {ident(c)} BETWEEN {literal(-self.bound)} "
-                                   f"AND {literal(self.bound)})" for c in self.columns])
+        return conjunction("AND", [f"({ident(c)} IS NULL OR {ident(c)} BETWEEN {self._limits(c)})"
+                                   for c in self.columns])
+
+    def _limits(self, column: str) -> str:
+        if column not in self.datetimes:
+            return f"{literal(-self.bound)} AND {literal(self.bound)}"
+        reach = datetime.timedelta(microseconds=self.bound)
+        low = EPOCH - reach if EPOCH - datetime.datetime.min > reach else datetime.datetime.min
+        high = EPOCH + reach if datetime.datetime.max - EPOCH > reach else datetime.datetime.max
+        return f"TIMESTAMP_NTZ '{low.isoformat(' ')}' AND TIMESTAMP_NTZ '{high.isoformat(' ')}'"
 
     def other_rows(self) -> str:
         return f"(NOT {self.rows()})"
@@ -211,11 +249,12 @@ class NormalCase:
     def describe(self) -> str:
         names = ", ".join(self.columns)
         bound = f"2**{self.bound.bit_length() - 1}"
-        return (f"rows where {names} lie beyond ±{bound} run in Python "
+        unit = " (a datetime: microseconds from 1970)" if self.datetimes else ""
+        return (f"rows where {names} lie beyond ±{bound}{unit} run in Python "
                 f"({self.held} of {self.limits} native limits hold on the others)")
 
 
-def normal_case(limits: list) -> Optional[NormalCase]:
+def normal_case(limits: list, datetimes: frozenset = frozenset()) -> Optional[NormalCase]:
     """The largest candidate bound under which the most of `limits` hold, with the columns it
     bounds; None where no limit needs a column's bound to hold (the native form holds every row,
     or no bound helps)."""
@@ -227,4 +266,5 @@ def normal_case(limits: list) -> Optional[NormalCase]:
     columns = frozenset().union(*(limit.columns[k] for limit in live if limit.held[k])) - {DATA}
     if not scores[k] or not columns:
         return None
-    return NormalCase(CANDIDATES[k], tuple(sorted(columns)), scores[k], len(live))
+    return NormalCase(CANDIDATES[k], tuple(sorted(columns)), scores[k], len(live),
+                      tuple(sorted(columns & datetimes)))

@@ -47,6 +47,7 @@ class Typed:
     leaf: bool = False  # a column or a constant as it is: an error message may show it
     decimal: Optional[tuple] = None
     span: Optional[Span] = None  # an int's values in the normal case (`native_spans`); None: unknown
+    known: Optional[tuple] = None  # a constant's Python value, as (value,); None: not a constant
 
 
 FAMILIES = ((BooleanType, "bool"), (ByteType, "int"), (ShortType, "int"), (IntegerType, "int"),
@@ -131,15 +132,15 @@ def equal_group(a: str, b: str) -> Optional[str]:
 def constant(v, leaf: bool = True) -> Typed:
     """A Python constant as a native term; NotNative where no column type holds it exactly."""
     if v is None:
-        return Typed("NULL", "none", True, True)
+        return Typed("NULL", "none", True, True, known=(v,))
     if isinstance(v, bool):
-        return Typed(literal(v), "bool", False, True)
+        return Typed(literal(v), "bool", False, True, known=(v,))
     if isinstance(v, int):
         if not INT_MIN <= v <= INT_MAX:
             raise NotNative(f"the constant {v} does not fit 64 bits")
-        return Typed(literal(v), "int", False, leaf, span=Span.between(v, v))
+        return Typed(literal(v), "int", False, leaf, span=Span.between(v, v), known=(v,))
     if isinstance(v, float):
-        return Typed(literal(v), "float", False, True)
+        return Typed(literal(v), "float", False, True, known=(v,))
     if isinstance(v, decimal.Decimal):
         if not isinstance(v.as_tuple().exponent, int):
             raise NotNative(f"the constant {v!r}")
@@ -150,7 +151,7 @@ def constant(v, leaf: bool = True) -> Typed:
     if isinstance(v, str):
         if not _utf8(v):
             raise NotNative(f"the constant {v!r} holds a lone surrogate (a Spark string is UTF-8)")
-        return Typed(literal(v), "str", False, True)
+        return Typed(literal(v), "str", False, True, known=(v,))
     if isinstance(v, datetime.datetime):
         raise NotNative("datetime constants are not lowered")
     if isinstance(v, datetime.date):

@@ -41,6 +41,7 @@ Python (`engine.steps.python_only_calls`).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import uuid
 from typing import Callable
@@ -60,11 +61,12 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, Field, evaluate
+from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, NUMPY_FUNCTIONS, Field, evaluate
 from udflow.helper_calls import HelperCall
 from udflow.term_code import python_function
 from udflow.spark_backend.arrow_values import holds_exactly
 from udflow.spark_backend.memo import remembered, select_expr
+from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, ident
 
@@ -83,7 +85,33 @@ RESULTS = {
        if name not in ("floor", "ceil")},
     "math.floor": {("float",): "int", ("int",): "int"},
     "math.ceil": {("float",): "int", ("int",): "int"},
+    # the str methods' forms `native_strings` does not take (a computed argument, a count)
+    "str.replace": {("str", "str", "str"): "str", ("str", "str", "str", "int"): "str"},
+    "str.zfill": {("str", "int"): "str"},
+    "str.find": {("str", "str"): "int", ("str", "str", "int"): "int", ("str", "str", "int", "int"): "int"},
+    "str.title": {("str",): "str"},  # Python's Unicode title case, not Spark's initcap
+    "str.capitalize": {("str",): "str"},
+    "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
+    "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
+    # numpy's own value (np.float64: a float) of an int or a float; abs and sign of an int give
+    # numpy's int64, not an int, and stay Python
+    **{f"numpy.{name}": {("float",): "float", ("int",): "float"} for name in NUMPY_FUNCTIONS
+       if name not in ("abs", "sign")},
+    "numpy.abs": {("float",): "float"},
+    "numpy.sign": {("float",): "float"},
 }
+
+
+def _naive(value):
+    """strptime's value where it is naive (a format without %z gives one); an aware one would
+    be shifted by its column (TIMESTAMP_NTZ holds naive datetimes only)."""
+    if value.tzinfo is not None:
+        raise TypeError("strptime gave an aware datetime here, where udflow typed the call's column "
+                        "as naive datetimes (run the flow with native=False)")
+    return value
+
+
+CHECKS = {"datetime.strptime": _naive}  # a call's value made its column's, or an error
 RESULTS["math.log"] = {**RESULTS["math.log"], **{(a, b): "float" for a in ("float", "int") for b in ("float", "int")}}
 # what Spark makes of a from_spark UDF's value: the declared type's family, whatever went in
 RESULTS.update({name: {(family,): {"double": "float", "bigint": "int", "int": "int", "string": "str",
@@ -143,7 +171,16 @@ class PythonCalls:
             raise NotNative(f"{call.name} on {', '.join(families)} has no native form")
         if call.name == "round" and len(args) == 2 and args[1].nullable:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
-        return self._term(low, call, result, None, nullable=False)
+        typed = self._term(low, call, result, CHECKS.get(call.name), nullable=False)
+        if call.name == "round" and len(args) == 1 and args[0].family in ("int", "float"):
+            # round(x) of a float past 2**63: Python's int, which its column cannot hold (the UDF
+            # raises OverflowError there): a limit of the native form, held where x is bounded
+            span = args[0].span if args[0].family == "int" else native_spans.to_int(args[0].span)
+            limit = native_spans.fits_long(span)
+            if args[0].family == "float" and not limit.never:
+                low.limits.append(limit)
+            typed = dataclasses.replace(typed, span=span)
+        return typed
 
     def lower_helper(self, low, call) -> Typed:
         """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;

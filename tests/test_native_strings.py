@@ -1,0 +1,111 @@
+"""The models widened for the functions Polars translates (issue 29, item 3): str methods with
+constant arguments run natively (`native_strings`), math.radians/degrees natively, and
+numpy's functions of one value, `.title()`, `strftime` and `strptime` as Python inside the
+native plan; each gives Python's value, type and error on Spark."""
+
+from __future__ import annotations
+
+import datetime
+import math
+
+import numpy as np
+import pytest
+
+import udflow as uf
+from udflow.errors import UdfRuntimeError
+
+TEXTS = ["", "a", "aaa", "  pad \u2003", "+12", "-7", "-", "a/\n", "a//", "\u00df\u0130", "\U0001f389 party", "x-y z",
+         "--a--", "0042"]
+
+
+def replaced(r):
+    return {**r, "y": r["s"].replace("a", "-"), "z": r["s"].replace("aa", "b"), "w": r["s"].replace("\u00df", "ss")}
+
+
+def zfilled(r):
+    return {**r, "y": r["s"].zfill(5), "z": r["s"].zfill(0)}
+
+
+def stripped(r):
+    return {**r, "y": r["s"].rstrip("/"), "z": r["s"].lstrip("-a"), "w": r["s"].strip("-"), "v": r["s"].rstrip(),
+            "u": r["s"].lstrip(), "t": r["s"].strip(None), "q": r["s"].strip("")}
+
+
+def found(r):
+    return {**r, "y": r["s"].find("a"), "z": r["s"].find(""), "w": r["s"].find("\u0130")}
+
+
+def titled(r):
+    return {**r, "y": r["s"].title(), "z": r["s"].capitalize()}
+
+
+def angles(r):
+    return {**r, "rad": math.radians(r["x"]), "deg": math.degrees(r["x"])}
+
+
+def numpy_calls(r):
+    return {**r, "root": np.sqrt(r["x"]), "grown": np.exp(r["x"]), "size": np.abs(r["x"])}
+
+
+def days(r):
+    return {**r, "day": r["ts"].date(), "label": r["ts"].strftime("%Y-%m %H")}
+
+
+def parsed(r):
+    return {**r, "ts": datetime.datetime.strptime(r["s"], "%Y-%m-%d")}
+
+
+def _records(flow):
+    return sorted(repr(sorted((k, type(v).__name__, v if v == v else "nan") for k, v in r.items()))
+                  for r in flow)
+
+
+def _numpy_as_float(rows):
+    """numpy's float64 comes back from Spark as a float (a subclass it is): compared as one."""
+    return [{k: v.item() if type(v).__module__ == "numpy" else v for k, v in r.items()} for r in rows]
+
+
+def _same_on_spark(spark, fn, rows, describe: str):
+    flow = uf.source("t", rows=rows).map(fn)
+    assert flow.physical().root.describe().startswith(describe), flow.physical().root.describe()
+    assert _records(flow.collect(spark=spark)) == _records(_numpy_as_float(flow.collect(engine="reference")))
+
+
+@pytest.mark.parametrize("fn", [replaced, zfilled, stripped, found])
+def test_a_str_method_with_constant_arguments_is_native_and_pythons(spark, fn):
+    _same_on_spark(spark, fn, [{"s": s} for s in TEXTS], "native")
+    assert "Python" not in uf.source("t", rows=[{"s": "a"}]).map(fn).physical().root.describe()
+
+
+def test_title_and_capitalize_run_as_python_in_the_native_plan(spark):
+    _same_on_spark(spark, titled, [{"s": s} for s in TEXTS], "native, with Python for str.title")
+
+
+@pytest.mark.parametrize("fn, describe", [(angles, "native"), (numpy_calls, "native, with Python for numpy.sqrt")])
+def test_radians_are_native_and_numpy_runs_in_the_plan(spark, fn, describe):
+    values = [0.0, -0.0, 1.0, 180.0, -2.5, 1e308, float("inf"), float("nan"), 3.7, 1e-310]
+    _same_on_spark(spark, fn, [{"x": x} for x in values], describe)
+
+
+def test_a_datetimes_date_is_native_and_strftime_and_strptime_run_in_the_plan(spark):
+    stamps = [datetime.datetime(2024, 2, 29, 23, 59, 59, 999999), datetime.datetime(1, 1, 1),
+              datetime.datetime(9999, 12, 31, 12), datetime.datetime(1969, 12, 31, 23, 0)]
+    _same_on_spark(spark, days, [{"ts": t} for t in stamps], "native, with Python for date.strftime")
+    _same_on_spark(spark, parsed, [{"s": s} for s in ("2024-02-29", "0001-01-01", "1999-12-31")],
+                   "native, with Python for datetime.strptime")
+
+
+@pytest.mark.parametrize("fn, rows", [
+    (replaced, [{"s": None}]), (zfilled, [{"s": None}]), (stripped, [{"s": None}]), (found, [{"s": None}]),
+    (titled, [{"s": None}]), (angles, [{"x": None}]), (numpy_calls, [{"x": None}]),
+    (parsed, [{"s": "2024-02-30"}]),
+])
+def test_pythons_errors_are_raised_in_pythons_words(spark, fn, rows):
+    typed = {"s": "2024-01-01", "x": 1.5}  # a row of the field's type beside it: the column is typed
+    flow = uf.source("t", rows=rows + [{k: typed[k] for k in rows[0]}]).map(fn)
+    said = []
+    for how in ({"engine": "reference"}, {"spark": spark}):
+        with pytest.raises(UdfRuntimeError) as err:
+            flow.collect(**how)
+        said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert said[0] == said[1]

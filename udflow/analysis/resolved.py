@@ -1,0 +1,42 @@
+"""What a name in a user's function holds, as the analysis resolves it: a module, a class.
+
+    np.sqrt(r["x"])              names_module(frame, <np>, "numpy")       -> True
+    math.floor(r["x"])           names_object(frame, <math>, math)        -> True
+    dt.datetime.strptime(...)    names_object(frame, <dt.datetime>, datetime.datetime)
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+
+
+def names_module(frame, node, name: str) -> bool:
+    """`node` names the module called `name` (`np` for numpy), without importing it."""
+    objects = _objects(frame, node)
+    return bool(objects) and all(isinstance(o, types.ModuleType) and o.__name__ == name for o in objects)
+
+
+def names_object(frame, node, obj) -> bool:
+    """`node` names `obj` (as the function's globals bind it): `math`, or the `datetime`
+    class, also as `dt.datetime`."""
+    if isinstance(node, ast.Attribute):
+        owners = _objects(frame, node.value)
+        return bool(owners) and all(getattr(o, node.attr, None) is obj for o in owners)
+    objects = _objects(frame, node)
+    return bool(objects) and all(o is obj for o in objects)
+
+
+def _objects(frame, node) -> list:
+    """The objects a name may hold, or [] where the analysis does not resolve it to objects."""
+    if not isinstance(node, ast.Name):
+        return []
+    try:
+        found = frame.lookup(node.id, node)
+    except Exception:  # noqa: BLE001 - not a name the analysis resolves
+        return []
+    objects = [getattr(a, "obj", _NOT_AN_OBJECT) for a in found.atoms]
+    return [] if any(o is _NOT_AN_OBJECT for o in objects) else objects
+
+
+_NOT_AN_OBJECT = object()  # an atom that is not an object (a field's value, a computed one)

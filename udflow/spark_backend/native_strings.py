@@ -1,0 +1,122 @@
+"""The native forms of str methods (and a datetime's `.date()`) whose arguments are constants.
+
+Each is exact against Python for every str (code points, not UTF-16 units, and Python's
+own whitespace); a receiver None raises Python's AttributeError. `FORMS` says which
+argument terms a native form takes; a call in another form (a computed `chars`, a
+`count`, an empty `old`) runs as Python in the plan (`python_calls`).
+
+    s.strip(chars), s.lstrip(chars),   regexp_replace over the chars as a class of code points
+    s.rstrip(chars)                    (\\x{..} each), anchored with \\A and \\z: Java's $ also
+                                       matches before a final line break, which rstrip keeps
+    s.lstrip(), s.rstrip()             Python's whitespace (`native_calls.PY_WHITESPACE`)
+    s.replace(old, new)                Spark's replace: left to right, non-overlapping, as
+                                       Python's (an empty old inserts new between characters
+                                       in Python, Spark returns s: not native)
+    s.zfill(width)                     zeros after a leading sign, up to width code points
+    s.find(sub)                        instr(s, sub) - 1: the first code point index or -1
+    d.date()                           CAST(d AS DATE) of a naive datetime (TIMESTAMP_NTZ)
+"""
+
+from __future__ import annotations
+
+from udflow.expr import Lit
+from udflow.spark_backend import python_words
+from udflow.spark_backend.native_types import NotNative, Typed
+from udflow.spark_backend.sql import call, cast, literal
+
+# str.strip() strips what Python calls whitespace; Spark's trim only spaces: a Java regex
+# over exactly Python's characters, written as \uXXXX escapes
+PY_WHITESPACE = "".join(f"\\u{c:04x}" for c in range(0x10000) if chr(c).isspace())
+WIDEST_FILL = 2**16  # a zfill wider than this builds strings no column should hold: Python's
+
+
+def _str_constant(term, empty: bool = True) -> bool:
+    return isinstance(term, Lit) and isinstance(term.value, str) and (empty or term.value != "")
+
+
+# the native forms, as the cheat sheet shows them (`cheatsheet.py`)
+SHOWN = {"str.strip": "s.strip(), s.strip(chars) with constant chars", "str.lstrip": "s.lstrip(), s.lstrip(chars)",
+         "str.rstrip": "s.rstrip(), s.rstrip(chars)", "str.replace": "s.replace(old, new), both constants, old not ''",
+         "str.zfill": "s.zfill(n), n a constant", "str.find": "s.find(sub), sub a constant",
+         "date.date": "d.date() of a naive datetime"}
+FORMS = {  # name -> whether a call's argument terms (receiver first) have the native form
+    "str.lstrip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
+    "str.rstrip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
+    "str.strip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
+    "str.replace": lambda args: len(args) == 3 and _str_constant(args[1], empty=False) and _str_constant(args[2]),
+    "str.zfill": lambda args: len(args) == 2 and isinstance(args[1], Lit) and type(args[1].value) is int
+    and args[1].value <= WIDEST_FILL,
+    "str.find": lambda args: len(args) == 2 and _str_constant(args[1]),
+    "date.date": lambda args: len(args) == 1,
+}
+
+
+def _receiver(low, x: Typed, method: str) -> list:
+    """The receiver's family checked, and Python's AttributeError where it is None."""
+    if x.family != "str" and method != "date":
+        raise NotNative(f"str.{method} of a {x.family}")
+    if not x.nullable:
+        return []
+    message = python_words.words(python_words.attribute(method), None) or \
+        f"AttributeError: 'NoneType' object has no attribute '{method}'"
+    return [(f"({x.sql} IS NULL)", low.error(message, x))]
+
+
+def _code_points(chars: str) -> str:
+    """A Java regex class of exactly these code points."""
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
+
+
+def _strip(method: str):
+    def make(low, args):
+        x, *rest = args
+        guards = _receiver(low, x, method)
+        chars = rest[0].known[0] if rest else None
+        if chars == "":  # strips nothing
+            return Typed(low.guarded(guards, x.sql), "str", False)
+        members = f"[{PY_WHITESPACE}]" if chars is None else _code_points(chars)
+        pattern = {"strip": f"\\A{members}+|{members}+\\z", "lstrip": f"\\A{members}+",
+                   "rstrip": f"{members}+\\z"}[method]
+        return Typed(low.guarded(guards, call("regexp_replace", x.sql, literal(pattern), "''")), "str", False)
+    return make
+
+
+def _replace(low, args):
+    x, old, new = args
+    guards = _receiver(low, x, "replace")
+    return Typed(low.guarded(guards, call("replace", x.sql, old.sql, new.sql)), "str", False)
+
+
+def _zfill(low, args):
+    x, width = args
+    guards = _receiver(low, x, "zfill")
+    n, first = call("char_length", x.sql), call("substr", x.sql, "1", "1")
+    zeros = call("repeat", "'0'", f"{literal(width.known[0])} - {n}")
+    value = (f"CASE WHEN {n} >= {literal(width.known[0])} THEN {x.sql} "
+             f"WHEN {first} IN ('+', '-') THEN concat({first}, {zeros}, {call('substr', x.sql, '2')}) "
+             f"ELSE concat({zeros}, {x.sql}) END")
+    return Typed(low.guarded(guards, value), "str", False)
+
+
+def _find(low, args):
+    x, sub = args
+    guards = _receiver(low, x, "find")
+    return Typed(low.guarded(guards, f"({cast(call('instr', x.sql, sub.sql), 'BIGINT')} - 1)"), "int", False)
+
+
+def _date(low, args):
+    (x,) = args
+    if x.family != "datetime":  # a date has no date() (AttributeError): Python's, in the plan
+        raise NotNative(f".date() of a {x.family}")
+    return Typed(low.guarded(_receiver(low, x, "date"), cast(x.sql, "DATE")), "date", False)
+
+
+CALLS = {
+    "str.strip": _strip("strip"),
+    "str.lstrip": _strip("lstrip"),
+    "str.rstrip": _strip("rstrip"),
+    "str.replace": _replace,
+    "str.zfill": _zfill,
+    "str.find": _find,
+    "date.date": _date,
+}
