@@ -223,3 +223,23 @@ def test_floats_datetimes_and_or_operands_have_spans_too(spark, fn, rows, bound)
 def test_a_nan_outside_the_bound_raises_pythons_error(spark):
     flow = uf.source("t", rows=[{"lat": float("nan"), "lon": 1.0}, {"lat": 2.0, "lon": 1.0}]).map(cell)
     assert _error(flow, engine="reference") == _error(flow, spark=spark)
+
+
+def test_a_dataframe_read_from_parquet_proves_its_columns_bound_a_computed_one_does_not(spark, tmp_path):
+    """`file_stats`: a DataFrame source's column that is, unchanged, a Parquet file's column is
+    bounded by the file's statistics (no union); one computed in the DataFrame is not."""
+    from pyspark.sql import functions as F
+
+    from udflow.spark_backend.file_stats import dataframe_magnitudes
+
+    path = str(tmp_path / "df.parquet")
+    spark.createDataFrame([(1, 2), (2**40, 3)], "a long, b long").write.parquet(path)
+    read = spark.read.parquet(path).filter("b > 0")
+    computed = read.withColumn("a", F.col("a") * 2**20)
+    assert dataframe_magnitudes(read) == {"a": 2**40, "b": 3}
+    assert dataframe_magnitudes(computed) == {"b": 3}
+    for df, split in ((read, False), (computed, True)):
+        flow = uf.source("t", dataframe=df).map(exact_ratio)
+        lowering, rows = _run(spark, flow)
+        assert (flow.root.label in lowering.general_cases) == split
+        assert _bag(rows) == _bag(flow.collect(engine="reference"))

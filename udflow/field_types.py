@@ -72,15 +72,16 @@ def python_family(value) -> Optional[str]:
     return None
 
 
-def attribute_types(root, changes) -> dict[str, FieldType]:
+def attribute_types(root, changes, source_types=None) -> dict[str, FieldType]:
     """Attribute -> FieldType for a flow. `changes`: per operator, the attributes it may give
     a value (creates or modifies) and the families it is known to give them (a dict). A
-    source field nobody changes keeps its source's type; a field one operator creates with a
-    known family has it; anything else is UNKNOWN."""
+    source field nobody changes keeps its source's type (`source_types(source)`, by default
+    `source_field_types`); a field one operator creates with a known family has it; anything
+    else is UNKNOWN."""
     types: dict[str, FieldType] = {}
     for node in root.walk():
         if isinstance(node, Source):
-            types.update(source_field_types(node))
+            types.update((source_types or source_field_types)(node))
     givers: dict[str, list] = {}
     for changed, families in changes:
         for a in changed:
@@ -133,7 +134,7 @@ def _parquet_types(path: str) -> dict[str, FieldType]:
     import pyarrow.dataset as ds
 
     dataset = ds.dataset(path, format="parquet")
-    nulls, magnitudes = _statistics(dataset)
+    nulls, magnitudes = _statistics([fragment.path for fragment in dataset.get_fragments()])
     out = {}
     for f in dataset.schema:
         nullable = f.nullable and nulls.get(f.name, 1) > 0
@@ -143,7 +144,13 @@ def _parquet_types(path: str) -> dict[str, FieldType]:
     return out
 
 
-def _statistics(dataset) -> tuple[dict[str, int], dict[str, Optional[int]]]:
+def parquet_magnitudes(paths) -> dict[str, int]:
+    """Each int column's largest magnitude in these Parquet files' row-group statistics (a
+    column some row group has no minimum and maximum for: absent)."""
+    return {c: m for c, m in _statistics(paths)[1].items() if m is not None}
+
+
+def _statistics(paths) -> tuple[dict[str, int], dict[str, Optional[int]]]:
     """Nulls per column from the files' row-group statistics (a column without statistics
     counts as having nulls), and each int column's largest magnitude (None where a row group
     has no minimum and maximum)."""
@@ -151,8 +158,8 @@ def _statistics(dataset) -> tuple[dict[str, int], dict[str, Optional[int]]]:
 
     counts: dict[str, int] = {}
     magnitudes: dict[str, Optional[int]] = {}
-    for fragment in dataset.get_fragments():
-        meta = pq.ParquetFile(fragment.path).metadata
+    for path in paths:
+        meta = pq.ParquetFile(path).metadata
         for g in range(meta.num_row_groups):
             group = meta.row_group(g)
             for i in range(group.num_columns):

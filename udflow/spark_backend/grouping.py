@@ -16,8 +16,14 @@ search.
 
 from __future__ import annotations
 
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import DoubleType, FloatType, StructType
+
 from udflow.fields import properties_of
-from udflow.plan import Map, Match, Node, Reduce, Source
+from udflow.plan import CoGroup, Map, Match, Node, Reduce, Source
+from udflow.spark_backend.native import col
+from udflow.spark_backend.schema import common_key_type
 
 
 def determined_fields(node: Node, key: tuple) -> frozenset:
@@ -45,3 +51,23 @@ def _keeps_records(node: Node) -> bool:
         except Exception:  # noqa: BLE001 - not analysed: it may change anything
             return False
     return False
+
+
+def cogroup_keys(node: CoGroup, left: StructType, right: StructType) -> tuple[list[Column], list[Column]]:
+    """The grouping columns of both sides; key columns of different (comparable) types are
+    cast to one, so that 1 and Decimal("1.00") meet in one group, as they do in Python."""
+    left_cols, right_cols = [], []
+    for lk, rk in zip(node.left_key, node.right_key):
+        common = common_key_type(left[lk].dataType, right[rk].dataType)
+        for cols, name, side in ((left_cols, lk, left), (right_cols, rk, right)):
+            cols.append(_group_key(col(name) if common is None else col(name).cast(common), common or side[name].dataType))
+    return left_cols, right_cols
+
+
+def _group_key(column: Column, data_type) -> Column:
+    """-0.0 as 0.0 in a float key: one value in Python, and Spark does not normalise a
+    CoGroup's keys as it does a join's (a -0.0 meeting a 0.0 failed an assertion in its
+    cogrouping iterator)."""
+    if not isinstance(data_type, (DoubleType, FloatType)):
+        return column
+    return F.when(column == 0, F.lit(0.0).cast(data_type)).otherwise(column)

@@ -62,18 +62,18 @@ import pickle
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
-from pyspark.sql.types import BinaryType, DoubleType, FloatType, StructField, StructType
+from pyspark.sql.types import BinaryType, StructField, StructType
 
 from udflow.errors import UdflowError
 from udflow.fields import only_fields
 from udflow.physical import PhysicalPlan, Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import collisions, general_case, native_groups, native_ops, scalar
+from udflow.spark_backend import collisions, file_stats, general_case, native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
-from udflow.spark_backend.grouping import determined_fields
+from udflow.spark_backend.grouping import cogroup_keys, determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
 from udflow.spark_backend.nullness import data_nonnull, data_types, magnitudes_of, nonnull_of
 from udflow.spark_backend.read import read_source
@@ -81,7 +81,6 @@ from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
 from udflow.spark_backend.schema import (
     clashing_keys,
-    common_key_type,
     declared_types,
     key_type_error,
     missing_type_error,
@@ -223,7 +222,7 @@ class Lowering:
         if inp.pickled:  # the step below ran otherwise than planned
             self.python_reasons[node.label] = "its input is pickled Python records (no columns)"
             return None
-        data = data_types(node.input)
+        data = data_types(node.input, file_stats.source_types)
         nonnull = nonnull_of(data) | inp.nonnull
         if isinstance(node, Reduce):
             return self._natively(node, lambda where: native_groups.run(
@@ -335,7 +334,7 @@ class Lowering:
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
         udf = Udf(node.label, function_location(node.fn), node.fn, "cogroup")
-        left_cols, right_cols = _cogroup_keys(node, left.schema, right.schema)
+        left_cols, right_cols = cogroup_keys(node, left.schema, right.schema)
         groups = left.groupBy(*left_cols).cogroup(right.groupBy(*right_cols))
         keys = (node.left_key, node.right_key)
         inp = Lowered(left, pickled=False, input_schema=StructType(left.schema.fields + right.schema.fields))
@@ -454,26 +453,6 @@ class Lowering:
 def _has_value(df: DataFrame, name: str) -> bool:
     with translated():
         return bool(df.where(col(name).isNotNull()).limit(1).count())
-
-
-def _cogroup_keys(node: CoGroup, left: StructType, right: StructType) -> tuple[list[Column], list[Column]]:
-    """The grouping columns of both sides; key columns of different (comparable) types are
-    cast to one, so that 1 and Decimal("1.00") meet in one group, as they do in Python."""
-    left_cols, right_cols = [], []
-    for lk, rk in zip(node.left_key, node.right_key):
-        common = common_key_type(left[lk].dataType, right[rk].dataType)
-        for cols, name, side in ((left_cols, lk, left), (right_cols, rk, right)):
-            cols.append(_group_key(col(name) if common is None else col(name).cast(common), common or side[name].dataType))
-    return left_cols, right_cols
-
-
-def _group_key(column: Column, data_type) -> Column:
-    """-0.0 as 0.0 in a float key: one value in Python, and Spark does not normalise a
-    CoGroup's keys as it does a join's (a -0.0 meeting a 0.0 failed an assertion in its
-    cogrouping iterator)."""
-    if not isinstance(data_type, (DoubleType, FloatType)):
-        return column
-    return F.when(column == 0, F.lit(0.0).cast(data_type)).otherwise(column)
 
 
 def _identity(udf: Udf) -> Udf:

@@ -240,9 +240,10 @@ def magnitudes_of(types: dict) -> dict:
     return {f: t.magnitude for f, t in types.items() if t.magnitude is not None}
 
 
-def data_types(node: Node) -> dict:
+def data_types(node: Node, source_types=None) -> dict:
     """Field -> `udflow.field_types.FieldType` of `node`'s records, as the sources' data gives
-    them to the fields no operator below gives another value."""
+    them (`source_types(source)`, by default `field_types.source_field_types`) to the fields no
+    operator below gives another value."""
     from udflow.field_types import attribute_types
 
     changes = []
@@ -257,4 +258,4 @@ def data_types(node: Node) -> dict:
             continue  # a concatenating join changes no value
         changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
         changes.append((changed, dict(p.output_types) if p.pure else {}))
-    return attribute_types(node, changes)
+    return attribute_types(node, changes, source_types)
