@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from decimal import Decimal
 
 import pytest
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
@@ -243,3 +244,28 @@ def test_a_dataframe_read_from_parquet_proves_its_columns_bound_a_computed_one_d
         lowering, rows = _run(spark, flow)
         assert (flow.root.label in lowering.general_cases) == split
         assert _bag(rows) == _bag(flow.collect(engine="reference"))
+
+
+THRESHOLD = Decimal("1E+20")
+
+
+def big_order(r):
+    return r["unit_price"] * r["qty"] > THRESHOLD
+
+
+def line_total(r):
+    return {**r, "total": r["unit_price"] * r["qty"]}
+
+
+def test_a_decimal_past_28_digits_is_pythons_rounded_one_or_refused_by_name(spark):
+    """A Decimal product past 28 digits, which Python rounds: its rows run in Python. As a
+    filter's test, Python's answer; as a written field, a value a decimal(28, 2) column cannot
+    hold (27 digits before the point): refused by name, as on the Python path."""
+    rows = [{"unit_price": Decimal("99999999.99"), "qty": BIG}, {"unit_price": Decimal("19.99"), "qty": 3},
+            {"unit_price": Decimal("-0.01"), "qty": SMALLEST}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).filter(big_order))
+    assert "qty lie beyond" in said, said
+    flow = uf.source("t", rows=rows).map(line_total)
+    with pytest.raises(UdfRuntimeError, match="does not fit the column type decimal"):
+        flow.collect(spark=spark)
+    assert flow.collect(engine="reference")[0]["total"] == Decimal("99999999.99") * BIG

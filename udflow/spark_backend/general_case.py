@@ -31,11 +31,12 @@ from udflow.spark_backend.udf import Encoder, Udf
 def split(node: Map, df: DataFrame, run: Callable[[DataFrame], Ran], udf: Udf,
           encoder: Callable[[object], Encoder]) -> Ran:
     """`run(df)` (the node natively over `df`), with the rows outside its normal case computed
-    by `udf` in Python where there is one. `encoder(schema)` encodes records of a Spark schema."""
+    by `udf` in Python where there is one; its `normal` is the split's, None where there is
+    none. `encoder(schema)` encodes records of a Spark schema."""
     ran = run(df)
     normal = ran.normal
     if normal is None or not set(normal.columns) <= set(df.columns):
-        return ran
+        return Ran(ran.frame, ran.nonnull)  # no split: its limits raise where they fire
     native = run(df.filter(normal.rows()))
     others = df.filter(normal.other_rows()).coalesce(1)
     if node.is_filter:

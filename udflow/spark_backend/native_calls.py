@@ -70,7 +70,9 @@ def _decimal_op(op: str, exact_type):
         value = call(name, _as_decimal(left), _as_decimal(right))  # null only past 38 digits
         too_wide = f"coalesce(abs({value}) >= {power_of_ten(DECIMAL_DIGITS - result[1], result[1])}, TRUE)"
         message = f"a Decimal result of more than {DECIMAL_DIGITS} digits (Python rounds it)"
-        guard = [(too_wide, low.error(message, left, right))]
+        limit = native_spans.fits_decimal(native_spans.arith(op, left.span, right.span), DECIMAL_DIGITS, result[1])
+        wide = low.cannot_hold(message, limit, left, right)  # a limit: Python's rounded value, in Python
+        guard = [] if wide is None else [(too_wide, wide)]
         if result[1] < DECIMAL_DIGITS:  # past the guard it fits 28 digits: say so in its type,
             # which spares a sum over it the bound on every value (`native_groups._decimal_sum`)
             return cast(value, f"DECIMAL({DECIMAL_DIGITS},{result[1]})"), guard, (DECIMAL_DIGITS, result[1])
@@ -207,7 +209,7 @@ def arith(low, t) -> Typed:
     if maker is None:
         raise NotNative(f"{t.op} on {family} values")
     value, more, dec = maker(low, left, right)
-    spans = {"int": native_spans.arith, "float": native_spans.float_arith}
+    spans = {"int": native_spans.arith, "float": native_spans.float_arith, "decimal": native_spans.arith}
     span = spans[family](t.op, left.span, right.span) if family in spans else None
     return Typed(low.guarded(guards + more, value), family, False, decimal=dec, span=span)
 

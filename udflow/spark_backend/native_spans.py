@@ -30,8 +30,10 @@ from typing import Callable, Optional
 
 import datetime
 import math
+from fractions import Fraction
 
-from pyspark.sql.types import ByteType, DataType, DoubleType, FloatType, IntegerType, LongType, ShortType, TimestampNTZType
+from pyspark.sql.types import (ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType,
+                               ShortType, TimestampNTZType)
 
 from udflow.spark_backend.sql import conjunction, ident, literal
 
@@ -74,12 +76,15 @@ class Span:
         smaller (nothing assumed), else the data's largest `magnitude` where known and smaller
         (the data assumed unchanged: `DATA`), else the bound (the column assumed within it)."""
         top = next((limit for cls, limit in TYPE_RANGES if isinstance(data_type, cls)), None)
+        if isinstance(data_type, DecimalType):  # |d| < 10**(p - s); not an int: `top` itself bounds it
+            top = 10 ** (data_type.precision - data_type.scale)
         if top is None:
             return None
+        highest = top if isinstance(data_type, DecimalType) else top - 1
         lows, highs, columns = [], [], []
         for b in CANDIDATES:
             if top <= b:  # never for a float: NaN and the infinities lie outside any bound
-                low, high, assumed = -top, top - 1, NONE
+                low, high, assumed = -top, highest, NONE
             elif magnitude is not None and magnitude <= b:
                 low, high, assumed = -magnitude, magnitude, frozenset({DATA})
             else:
@@ -200,6 +205,16 @@ class Limit:
         columns = tuple(min((c for h, c in ((a, x), (b, y)) if h), key=len, default=x | y)
                         for a, b, x, y in zip(self.held, other.held, self.columns, other.columns))
         return Limit(held, columns)
+
+
+def fits_decimal(x: Optional[Span], digits: int, scale: int) -> Limit:
+    """The limit of a Decimal result at `scale`: Python keeps `digits` significant digits, so
+    its value is exact while |x| < 10**(digits - scale), i.e. at most that less one step of
+    the scale (the result is a multiple of it)."""
+    if x is None:
+        return Limit.unknown()
+    top = Fraction(10) ** (digits - scale) - Fraction(1, 10**scale)
+    return x.within(-top, top)
 
 
 def fits_long(x: Optional[Span]) -> Limit:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import fractions
 from dataclasses import dataclass
 from typing import Optional
 
@@ -147,7 +148,8 @@ def constant(v, leaf: bool = True) -> Typed:
         precision, scale = sql.decimal_type(v)
         if precision > sql.MAX_PRECISION:
             raise NotNative(f"the constant {v!r} needs more than 38 digits")
-        return Typed(literal(v), "decimal", False, True, (precision, scale))
+        exact = fractions.Fraction(v)  # a span's bounds are exact: no context rounds them
+        return Typed(literal(v), "decimal", False, True, (precision, scale), Span.between(exact, exact), known=(v,))
     if isinstance(v, str):
         if not _utf8(v):
             raise NotNative(f"the constant {v!r} holds a lone surrogate (a Spark string is UTF-8)")
