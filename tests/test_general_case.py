@@ -182,10 +182,13 @@ def test_a_source_fields_magnitude_is_what_its_data_proves(tmp_path):
     import pyarrow.parquet as pq
 
     path = str(tmp_path / "m.parquet")
-    pq.write_table(pa.table({"a": [3, -2**40, None], "f": [1.5, 2.0, None], "n": [None, None, None]},
-                            schema=pa.schema([("a", pa.int64()), ("f", pa.float64()), ("n", pa.int64())])), path)
+    pq.write_table(pa.table({"a": [3, -2**40, None], "f": [1.5, 2.0, None], "n": [None, None, None],
+                             "d": [Decimal("-12.50"), Decimal("3.25"), None]},
+                            schema=pa.schema([("a", pa.int64()), ("f", pa.float64()), ("n", pa.int64()),
+                                              ("d", pa.decimal128(10, 2))])), path)
     types = source_field_types(uf.source("t", path=path).root)
     assert (types["a"].magnitude, types["f"].magnitude, types["n"].magnitude) == (2**40, None, None)
+    assert types["d"].magnitude == Decimal("12.50")
     rows = source_field_types(uf.source("t", rows=[{"a": -9, "b": True}, {"a": None, "b": False}]).root)
     assert (rows["a"].magnitude, rows["b"].magnitude) == (9, 1)
 

@@ -39,9 +39,9 @@ from udflow.plan import Source
 class FieldType:
     family: Optional[str]  # see the module docstring; None: unknown
     nullable: bool = True
-    # an int field's largest magnitude, where the data proves one (a `rows=` source's values,
-    # a parquet column's row-group statistics): the native normal case needs no bound on it
-    magnitude: Optional[int] = None
+    # an int or Decimal field's largest magnitude, where the data proves one (a `rows=` source's
+    # values, a parquet column's row-group statistics): the native normal case needs no bound on it
+    magnitude: Optional[int | decimal.Decimal] = None
 
     @property
     def known(self) -> bool:
@@ -125,7 +125,8 @@ def _rows_types(rows, columns) -> dict[str, FieldType]:
         if families == {"int", "float"}:
             families = {"float"}  # ints and floats mix in arithmetic and comparisons alike
         family = families.pop() if len(families) == 1 else None
-        magnitude = max(abs(int(v)) for v in values if v is not None) if family == "int" else None
+        magnitude = max(abs(v) for v in values if v is not None) if family in MAGNITUDES else None
+        magnitude = int(magnitude) if family == "int" and magnitude is not None else magnitude  # True is 1
         out[c] = FieldType(family, family is None or any(v is None for v in values), magnitude)
     return out
 
@@ -139,14 +140,17 @@ def _parquet_types(path: str) -> dict[str, FieldType]:
     for f in dataset.schema:
         nullable = f.nullable and nulls.get(f.name, 1) > 0
         family = _arrow_family(f.type)
-        magnitude = magnitudes.get(f.name) if family == "int" else None
+        magnitude = magnitudes.get(f.name) if family in MAGNITUDES else None
         out[f.name] = FieldType(family, nullable, magnitude)
     return out
 
 
-def parquet_magnitudes(paths) -> dict[str, int]:
-    """Each int column's largest magnitude in these Parquet files' row-group statistics (a
-    column some row group has no minimum and maximum for: absent)."""
+MAGNITUDES = ("int", "decimal")  # the families whose largest magnitude the data may prove
+
+
+def parquet_magnitudes(paths) -> dict[str, int | decimal.Decimal]:
+    """Each int or Decimal column's largest magnitude in these Parquet files' row-group
+    statistics (a column some row group has no minimum and maximum for: absent)."""
     return {c: m for c, m in _statistics(paths)[1].items() if m is not None}
 
 
@@ -172,8 +176,10 @@ def _statistics(paths) -> tuple[dict[str, int], dict[str, Optional[int]]]:
     return counts, magnitudes
 
 
-def _magnitude(stats) -> Optional[int]:
-    if stats is None or not stats.has_min_max or not isinstance(stats.min, int) or not isinstance(stats.max, int):
+def _magnitude(stats) -> Optional[int | decimal.Decimal]:
+    numbers = (int, decimal.Decimal)
+    if stats is None or not stats.has_min_max or not isinstance(stats.min, numbers) \
+            or not isinstance(stats.max, numbers):
         return None
     return max(abs(stats.min), abs(stats.max))
 

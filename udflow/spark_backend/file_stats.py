@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from udflow.field_types import FieldType, parquet_magnitudes, source_field_types
+from udflow.field_types import MAGNITUDES, FieldType, parquet_magnitudes, source_field_types
 from udflow.plan import Source
 from udflow.spark_backend import connect
 
@@ -32,7 +32,7 @@ def source_types(source: Source) -> dict[str, FieldType]:
     proven = dataframe_magnitudes(source.dataframe)
     for field, column in zip(source.fields, source.columns):
         t = types.get(field)
-        if t is not None and t.family == "int" and column in proven:
+        if t is not None and t.family in MAGNITUDES and column in proven:
             types[field] = FieldType(t.family, t.nullable, proven[column])
     return types
 

@@ -120,6 +120,7 @@ class Lowering:
         # types have no exact native form, a scalar Map whose output could not be typed)
         self.python_reasons: dict = {}
         self.general_cases: dict = {}  # label -> which rows of a native Map run in Python (`general_case`)
+        self._sources: dict = {}  # id(source) -> (source, its fields' types), read once (`_source_types`)
         self.hints = {s.label: s.strategy for s in physical.steps if s.strategy}
         self.persisted: list[DataFrame] = []
         self._done: dict[tuple[int, Optional[tuple]], Lowered] = {}
@@ -222,7 +223,7 @@ class Lowering:
         if inp.pickled:  # the step below ran otherwise than planned
             self.python_reasons[node.label] = "its input is pickled Python records (no columns)"
             return None
-        data = data_types(node.input, file_stats.source_types)
+        data = data_types(node.input, self._source_types)
         nonnull = nonnull_of(data) | inp.nonnull
         if isinstance(node, Reduce):
             return self._natively(node, lambda where: native_groups.run(
@@ -234,6 +235,13 @@ class Lowering:
         return self._natively(node, lambda where: general_case.split(
             node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes_of(data)), udf,
             lambda schema: self._encoder(udf, schema)))
+
+    def _source_types(self, source: Source) -> dict:
+        """A source's fields' types and magnitudes, read (footers, a DataFrame's plan) once per
+        lowering; the entry keeps the source alive, so that no other object takes its id."""
+        if id(source) not in self._sources:
+            self._sources[id(source)] = (source, file_stats.source_types(source))
+        return self._sources[id(source)][1]
 
     def _natively(self, node: Node, run: Callable[[str], native_ops.Ran | tuple]) -> Optional[Lowered]:
         """`run(where)`'s DataFrame and fields known never None (a `native_ops.Ran`, or the two),

@@ -81,6 +81,8 @@ class Span:
         if top is None:
             return None
         highest = top if isinstance(data_type, DecimalType) else top - 1
+        if magnitude is not None and not isinstance(magnitude, int):
+            magnitude = Fraction(magnitude)  # a Decimal's, exact: no context rounds a bound
         lows, highs, columns = [], [], []
         for b in CANDIDATES:
             if top <= b:  # never for a float: NaN and the infinities lie outside any bound
