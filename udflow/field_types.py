@@ -154,14 +154,14 @@ def parquet_magnitudes(paths) -> dict[str, int | decimal.Decimal]:
     return {c: m for c, m in _statistics(paths)[1].items() if m is not None}
 
 
-def _statistics(paths) -> tuple[dict[str, int], dict[str, Optional[int]]]:
+def _statistics(paths) -> tuple[dict[str, int], dict[str, Optional[int | decimal.Decimal]]]:
     """Nulls per column from the files' row-group statistics (a column without statistics
-    counts as having nulls), and each int column's largest magnitude (None where a row group
-    has no minimum and maximum)."""
+    counts as having nulls), and each int or Decimal column's largest magnitude (None where a
+    row group has no minimum and maximum)."""
     import pyarrow.parquet as pq
 
     counts: dict[str, int] = {}
-    magnitudes: dict[str, Optional[int]] = {}
+    magnitudes: dict[str, Optional[int | decimal.Decimal]] = {}
     for path in paths:
         meta = pq.ParquetFile(path).metadata
         for g in range(meta.num_row_groups):
@@ -184,7 +184,7 @@ def _magnitude(stats) -> Optional[int | decimal.Decimal]:
     return max(abs(stats.min), abs(stats.max))
 
 
-def _larger(a: Optional[int], b: Optional[int]) -> Optional[int]:
+def _larger(a, b):
     return None if a is None or b is None else max(a, b)
 
 

@@ -1,4 +1,4 @@
-"""What a DataFrame source's Parquet files prove of its int columns, read from their footers.
+"""What a DataFrame source's Parquet files prove of its int and Decimal columns, read from their footers.
 
 A `dataframe=` source (`uf.from_spark`'s, or the user's own `spark.read.parquet(...)`)
 carries no statistics of its own; Spark's plan does say where a column comes from. A

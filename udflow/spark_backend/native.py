@@ -90,7 +90,7 @@ class NativeLowering(RaisingSql, Conditions):
                  shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = (),
                  computed_at=(), nonzero: frozenset = frozenset(), spans=None, limits=None, magnitudes=None):
         self.fields = {f.name: f for f in schema.fields}
-        # an int column's values in the normal case (`native_spans`), narrowed by the data's
+        # a numeric or datetime column's values in the normal case (`native_spans`), narrowed by the data's
         # `magnitudes` (`nullness.magnitudes_of`); a column computed in the operator itself
         # (a hidden term, an explosion's piece) is given its term's span, or None
         magnitudes = magnitudes or {}
@@ -307,9 +307,8 @@ class NativeLowering(RaisingSql, Conditions):
         for v in reversed(values[:-1]):  # a and b == (b if a else a); a or b == (a if a else b)
             chosen = (result, v) if t.op == "and" else (v, result)
             text = case([(self.truth(v), chosen[0].sql)], chosen[1].sql)
-            span = v.span.union(result.span) if v.span is not None else None
             result = Typed(text, family, v.nullable or result.nullable, decimal=wider_decimal(family, v, result),
-                           span=span)
+                           span=native_spans.either(v.span, result.span))
         return result
 
     def _IfElse(self, t, at_value: bool = False) -> Typed:
@@ -324,9 +323,8 @@ class NativeLowering(RaisingSql, Conditions):
             orelse = self.lower(t.orelse)
         family = one_family([body, orelse], "a conditional whose branches are")
         text = case([(test, body.sql)], orelse.sql)
-        span = body.span.union(orelse.span) if body.span is not None else None
         return Typed(text, family, body.nullable or orelse.nullable, decimal=wider_decimal(family, body, orelse),
-                     span=span)
+                     span=native_spans.either(body.span, orelse.span))
 
     def _IsNone(self, t) -> Typed:
         x = self.lower(t.operand)

@@ -31,11 +31,11 @@ import operator
 
 from udflow.bits import BITS, SHIFTS, Bits, Invert
 from udflow.spark_backend import python_words, sql
+from udflow.spark_backend.native_spans import OVERFLOW
 from udflow.spark_backend.native_types import NotNative, Typed, as_number
 from udflow.spark_backend.sql import literal
 
 INTEGRAL = ("int", "bool")
-OVERFLOW = "int overflow past 64 bits"
 NEGATIVE_COUNT = python_words.raised_by(operator.lshift, 1, -1)  # Python's own words
 WIDTH = 64
 

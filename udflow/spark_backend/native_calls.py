@@ -25,9 +25,9 @@ from udflow.spark_backend.native_types import (
     Typed,
     as_number,
 )
+from udflow.spark_backend.native_spans import OVERFLOW
 from udflow.spark_backend.sql import call, cast, literal
 
-OVERFLOW = "int overflow past 64 bits"  # a limit of the native form (`native_spans`), not Python's error
 
 
 # -- arithmetic -------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ def _rounded(name: str, spark_name: str):
         ]
         # Python's int holds floor(1e308); a long does not: a limit of the native form
         span = native_spans.to_int(x.span)
-        overflow = low.cannot_hold("int overflow past 64 bits", native_spans.fits_long(span), x)
+        overflow = low.cannot_hold(native_spans.OVERFLOW, native_spans.fits_long(span), x)
         if overflow is not None:
             guards.append((f"({x.sql} >= {TWO_63} OR {x.sql} < {INT_MIN}D)", overflow))
         return Typed(low.guarded(guards, cast(call(spark_name, x.sql), "BIGINT")), "int", False, span=span)

@@ -42,6 +42,7 @@ from udflow.spark_backend.sql import conjunction, ident, literal
 # 64 bits under 2**62, a difference divided exactly under 2**52, a product of two under 2**31)
 CANDIDATES = tuple(2**k for k in range(62, 7, -1))
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+OVERFLOW = "int overflow past 64 bits"  # the words of the 64-bit limit, wherever the native form has it
 EXACT_DOUBLE = 2**53
 
 TYPE_RANGES = ((ByteType, 2**7), (ShortType, 2**15), (IntegerType, 2**31), (LongType, 2**63),
@@ -72,9 +73,10 @@ class Span:
 
     @staticmethod
     def column(name: str, data_type: DataType, magnitude: Optional[int] = None) -> Optional["Span"]:
-        """An int column's values: under each candidate bound, its type's range where that is
-        smaller (nothing assumed), else the data's largest `magnitude` where known and smaller
-        (the data assumed unchanged: `DATA`), else the bound (the column assumed within it)."""
+        """An int, float, Decimal or naive datetime column's values (None for another type):
+        under each candidate bound, its type's range where that is smaller (nothing assumed),
+        else the data's largest `magnitude` where known and smaller (the data assumed unchanged:
+        `DATA`), else the bound (the column assumed within it)."""
         top = next((limit for cls, limit in TYPE_RANGES if isinstance(data_type, cls)), None)
         if isinstance(data_type, DecimalType):  # |d| < 10**(p - s); not an int: `top` itself bounds it
             top = 10 ** (data_type.precision - data_type.scale)
@@ -111,6 +113,11 @@ class Span:
 
     def excludes(self, value: int) -> "Limit":
         return Limit(tuple(not a <= value <= b for a, b in zip(self.lows, self.highs)), self.columns)
+
+
+def either(a: Optional[Span], b: Optional[Span]) -> Optional[Span]:
+    """The span of a value that is one of two terms' (a conditional's branches, `a or b`)."""
+    return None if a is None else a.union(b)
 
 
 def float_arith(op: str, left: Optional[Span], right: Optional[Span]) -> Optional[Span]:

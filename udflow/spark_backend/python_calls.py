@@ -316,7 +316,7 @@ def items_of(family: str) -> Callable:
                 raise TypeError(f"an item {x!r} here, where the items were {expected.__name__}s on the records "
                                 f"udflow sampled to type them (run the flow with native=False)")
             if family == "int" and x is not None and not INT_MIN <= x <= INT_MAX:
-                raise OverflowError("int overflow past 64 bits")
+                raise OverflowError(native_spans.OVERFLOW)
         return items
 
     return check
@@ -410,7 +410,7 @@ def _row_by_row(run: Callable, rows: list, arrow_type) -> pa.Array:
         for i, value in enumerate(values):
             if ok[i] and not holds_exactly(value, arrow_type):
                 ok[i], values[i] = False, None
-                errors[i] = _encoded(OverflowError("int overflow past 64 bits") if isinstance(value, int)
+                errors[i] = _encoded(OverflowError(native_spans.OVERFLOW) if isinstance(value, int)
                                      else ValueError(f"{value!r} has no exact Spark value"))
         column = pa.array(values, arrow_type)
     return pa.StructArray.from_arrays([pa.array(ok, pa.bool_()), column, pa.array(errors, pa.string())],

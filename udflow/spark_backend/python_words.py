@@ -95,10 +95,6 @@ def ends(s, suffix):
     return s.endswith(suffix)
 
 
-def stripped(s):
-    return s.strip()
-
-
 def smallest(*values):
     return min(values)
 
