@@ -139,3 +139,53 @@ def test_no_schema_is_given_where_a_plain_path_is_not_on_the_local_file_system(s
     finally:
         hadoop.set("fs.defaultFS", before) if before is not None else hadoop.unset("fs.defaultFS")
     assert _paths_are_local(spark)
+
+
+def _jobs_in(spark, run):
+    """`run()`'s value and the Spark jobs it started."""
+    group = f"udflow-test-{id(run)}"
+    spark.sparkContext.setLocalProperty("spark.jobGroup.id", group)
+    try:
+        value = run()
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return value, list(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
+@pytest.mark.parametrize("name", sorted(MAPPED))
+def test_a_parquet_read_gives_its_first_records_without_a_job_as_spark_collects_them(spark, tmp_path, name):
+    from udflow.spark_backend import file_stats, frames
+
+    path = write(tmp_path / "t.parquet", {"c": MAPPED[name], "k": (pa.int64(), [1, 2])})
+    df = spark.read.parquet(path).withColumnRenamed("c", "renamed").select("k", "renamed")
+    assert file_stats.parquet_read(df) is not None
+    got, jobs = _jobs_in(spark, lambda: frames.head(df, 10))
+    assert not jobs
+    assert repr(got) == repr([r.asDict() for r in df.collect()])
+
+
+@pytest.mark.parametrize("make", [
+    lambda df: df.filter("k > 1"),  # fewer rows than the files'
+    lambda df: df.withColumn("k", df["k"] + 1),  # a computed column
+])
+def test_any_other_plan_over_parquet_is_read_by_spark(spark, tmp_path, make):
+    from udflow.spark_backend import file_stats, frames
+
+    path = write(tmp_path / "t.parquet", {"k": (pa.int64(), [1, 2])})
+    df = make(spark.read.parquet(path))
+    assert file_stats.parquet_read(df) is None
+    got, jobs = _jobs_in(spark, lambda: frames.head(df, 10))
+    assert jobs and got == [r.asDict() for r in df.collect()]
+
+
+def test_a_parquet_read_of_other_types_is_read_by_spark_and_its_keys_counted_in_the_files(spark, tmp_path):
+    from udflow.spark_backend import file_stats, frames
+
+    stamp = LEFT_TO_SPARK["timestamp_utc"]
+    path = write(tmp_path / "t.parquet", {"t": stamp, "k": (pa.int64(), [7, 7])})
+    df = spark.read.parquet(path)
+    read = file_stats.parquet_read(df)
+    assert read is not None and read.head(10, df.schema) is None  # a timestamp: Spark's values
+    got, jobs = _jobs_in(spark, lambda: frames.head(df, 10))
+    assert jobs and [r["k"] for r in got] == [7, 7]
+    assert read.distinct("k") == 1 and read.distinct("t") == 1 and read.distinct("nothing") is None

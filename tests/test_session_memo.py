@@ -90,3 +90,37 @@ def test_a_helpers_type_on_a_sample_is_found_once(spark):
     before = len(families)
     optimized.to_spark(spark=spark)
     assert len(families) == before
+
+
+def _write_parquet(path, values):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"k": values, "v": [x * 10 for x in values]}), path)
+
+
+@pytest.mark.spark
+def test_a_file_is_read_once_while_it_is_as_it_was(spark, tmp_path):
+    folder = tmp_path / "t.parquet"
+    folder.mkdir()
+    _write_parquet(folder / "part-0.parquet", [1, 2])
+    flow = uf.source("t", path=str(folder)).filter(lambda r: r["k"] > 0)
+    first, again = flow.to_spark(spark=spark), flow.to_spark(spark=spark)
+    reads = spark._udflow_memo["file_reads"]
+    assert len({k for k in reads if k[1] == str(folder)}) == 1
+    assert sorted(r["v"] for r in again.collect()) == [10, 20]
+    _write_parquet(folder / "part-1.parquet", [3])  # a new file: a new listing, a new read
+    assert sorted(r["v"] for r in flow.collect(spark=spark)) == [10, 20, 30]
+    assert len({k for k in reads if k[1] == str(folder)}) == 2
+    assert sorted(r["v"] for r in first.collect()) == [10, 20]  # a DataFrame keeps its own listing
+
+
+@pytest.mark.spark
+def test_two_sources_over_one_file_in_a_plan_read_it_each(spark, tmp_path):
+    path = str(tmp_path / "t.parquet")
+    _write_parquet(path, [1, 2, 3])
+    left = uf.source("l", path=path)
+    right = uf.source("r", path=path).map(lambda r: {"k2": r["k"], "v2": r["v"]})
+    flow = left.match(right, ("k", "k2"), lambda a, b: {"k": a["k"], "w": a["v"] + b["v2"]})
+    for _ in range(2):
+        assert sorted(r["w"] for r in flow.collect(spark=spark)) == [20, 40, 60]

@@ -294,6 +294,20 @@ def test_dataframe_statistics_come_from_the_plan_and_a_bounded_sample(spark, tpc
     assert source_statistics(uf.source("nation", dataframe=nation).root).rows == 25  # the parquet footers
 
 
+def test_a_parquet_dataframe_s_keys_are_counted_in_its_files(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # skewed: most of the first records share a few values, so a sample's estimate would
+    # take the many values seen once for a much larger domain
+    values = [i % 5 if i % 10 else 5 + i // 10 for i in range(20_000)]
+    pq.write_table(pa.table({"k": values}), str(tmp_path / "t.parquet"))
+    df = spark.read.parquet(str(tmp_path / "t.parquet"))
+    assert source_statistics(uf.source("t", dataframe=df).root, ["k"]).distinct_of("k") == len(set(values))
+    filtered = df.filter("k < 1000")  # not exactly the files' rows: estimated from its first records
+    assert source_statistics(uf.source("f", dataframe=filtered).root, ["k"]).distinct_of("k") != len(set(values))
+
+
 def test_udflow_run_on_a_pipeline_folder_without_init(spark, tmp_path, capsys, monkeypatch):
     from udflow import cli
 

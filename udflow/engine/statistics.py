@@ -6,7 +6,8 @@ Catalyst's estimate of its plan, never a scan); the bytes per record are Spark
 row bytes (`record_bytes`) averaged over the first records, the same records
 sampling reads. Distinct counts are computed only for the fields the flow uses as keys
 (Match, CoGroup and Reduce keys, a source's primary key is distinct by
-definition); a DataFrame's are scaled up from its first records (`scaled_distinct`).
+definition); a DataFrame's are scaled up from its first records (`scaled_distinct`),
+or counted in its files where it is exactly a Parquet read.
 
 Functions (`profile_functions`): every function is *run* on a sample of its
 real input, as the paper's "runtime profiling" (section 7.1): the first
@@ -144,17 +145,24 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
 
 
 def _dataframe_statistics(src: Source, wanted: list[str]) -> SourceStatistics:
-    """A DataFrame's statistics without a scan: rows from Catalyst's plan estimate, bytes per
-    record and distinct counts from its first DEFAULT_SAMPLE_SIZE records."""
-    from udflow.spark_backend import frames
+    """A DataFrame's statistics without a Spark job: rows from Catalyst's plan estimate, bytes
+    per record from its first DEFAULT_SAMPLE_SIZE records, distinct counts scaled up from
+    them, or counted in the files of a DataFrame that is exactly a Parquet read (as for a
+    parquet source)."""
+    from udflow.spark_backend import file_stats, frames
 
     rows, _ = frames.size_estimate(src.dataframe)
     sample = head(src, DEFAULT_SAMPLE_SIZE)
     rows = max(rows, len(sample))
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
-    distinct = tuple(
-        (f, rows if f in primary else scaled_distinct([r.get(f) for r in sample], rows)) for f in wanted
-    )
+    read = file_stats.parquet_read(src.dataframe)
+    columns = dict(zip(src.fields, src.columns))
+
+    def distinct_of(f: str) -> int:
+        counted = read.distinct(columns[f]) if read is not None else None
+        return counted if counted is not None else scaled_distinct([r.get(f) for r in sample], rows)
+
+    distinct = tuple((f, rows if f in primary else distinct_of(f)) for f in wanted)
     return SourceStatistics(rows, _mean_width(sample), distinct)
 
 

@@ -18,11 +18,10 @@ from typing import Any, Optional
 
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
-from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
-                               LongType, ShortType, StringType)
 
 from udflow.errors import FlowConstructionError
 from udflow.spark_backend import connect
+from udflow.spark_backend.file_stats import AS_ARROW_GIVES, parquet_read
 from udflow.spark_backend.session import get_session
 
 
@@ -144,13 +143,17 @@ def _head(df: DataFrame, n: int) -> tuple:
     `collect` gives as Arrow does (numbers, bools, strings, dates, decimals) are taken as they
     are; other rows go through Arrow locally (a second job) so that timestamps (naive local
     time from `collect`), structs (Rows) and binaries (bytearrays) are what a flow's
-    functions see on Spark."""
+    functions see on Spark.
+
+    A DataFrame that is exactly the rows of local Parquet files of such types
+    (`file_stats.parquet_read`) is read by pyarrow from the files' first row groups: the same
+    values, without a Spark job."""
+    read = parquet_read(df)
+    rows_read = read.head(n, df.schema) if read is not None else None
+    if rows_read is not None:
+        return rows_read
     rows = df.limit(n).collect()
     if all(isinstance(f.dataType, AS_ARROW_GIVES) for f in df.schema.fields):
         return tuple(r.asDict() for r in rows)
     return tuple(df.sparkSession.createDataFrame(rows, df.schema).toArrow().to_pylist())
 
-
-# the types whose values `collect()` gives exactly as Arrow's `to_pylist` does
-AS_ARROW_GIVES = (BooleanType, ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType, StringType,
-                  DateType, DecimalType)

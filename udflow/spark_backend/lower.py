@@ -125,6 +125,7 @@ class Lowering:
         self.persisted: list[DataFrame] = []
         self._done: dict[tuple[int, Optional[tuple]], Lowered] = {}
         self._typed: dict[int, DataFrame] = {}
+        self._reads: set = set()  # the file reads this lowering took from the session (`read_source`)
 
     def release(self) -> None:
         for df in self.persisted:
@@ -159,7 +160,7 @@ class Lowering:
 
     def _lower(self, node: Node, key: Optional[tuple]) -> Lowered:
         if isinstance(node, Source):
-            return Lowered(read_source(self.spark, node), pickled=False)
+            return Lowered(read_source(self.spark, node, self._reads), pickled=False)
         if isinstance(node, Map):
             return self.map(node, key)
         if isinstance(node, Reduce):

@@ -8,6 +8,7 @@ answers (`remembered`):
     "term_functions"   the Arrow UDF registered for a Python term (`python_calls`)
     "helper_families"  the type of a helper's results on a sample (`python_calls`)
     "expr_splitter"    the JVM's splitter of one string into many (`select_expr`)
+    "file_reads"       a file source's DataFrame, for its files as they are now (`read`)
 
 A table keeps at most LIMIT answers, the least recently used dropped first, so that a
 long-lived session does not grow without bound.

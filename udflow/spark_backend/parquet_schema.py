@@ -55,7 +55,7 @@ def inferred_schema(path: str) -> Optional[StructType]:
     if not files:
         return None
     try:
-        schemas = {_file_schema(f) for f in files}
+        schemas = {file_schema(f) for f in files}
     except Exception:  # noqa: BLE001 - an unreadable footer: Spark reports it in its own words
         return None
     if len(schemas) != 1:
@@ -86,7 +86,7 @@ def _hidden(name: str) -> bool:
     return name.startswith(("_", ".")) or name.endswith("._COPYING_")
 
 
-def _file_schema(path: str) -> Optional[tuple]:
+def file_schema(path: str) -> Optional[tuple]:
     """((name, Spark type), ...) of one file's columns, None if one is outside the mapping."""
     import pyarrow.parquet as pq
 

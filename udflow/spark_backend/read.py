@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import DoubleType
@@ -16,8 +17,12 @@ from udflow.spark_backend.schema import rows_schema
 from udflow.spark_backend.sql import ident
 
 
-def read_source(spark: SparkSession, node: Source) -> DataFrame:
-    """The source's records as a DataFrame, each column renamed with the source's prefix."""
+def read_source(spark: SparkSession, node: Source, taken: Optional[set] = None) -> DataFrame:
+    """The source's records as a DataFrame, each column renamed with the source's prefix.
+
+    A file source read again gives the DataFrame of its first read while its files are as
+    they were (`file_read`); `taken` (one lowering's) holds the reads handed out already, so
+    that two sources over the same files in one plan get DataFrames of their own."""
     if node.in_memory:
         schema = rows_schema(node.label, node.fields, list(node.rows))
         doubles = {f.name for f in schema.fields if isinstance(f.dataType, DoubleType)}
@@ -27,14 +32,63 @@ def read_source(spark: SparkSession, node: Source) -> DataFrame:
         ]
         return spark.createDataFrame(data, schema)
     if node.is_dataframe:
-        df = node.dataframe
-    elif node.format == "csv":
-        df = _read_csv(spark, node)
-    else:
-        df = _read_parquet(spark, _path(spark, node.path))
-    if not node.is_dataframe and not node.prefix and list(node.columns) == df.columns:
+        return _renamed(node.dataframe, node)
+    key = file_read(spark, node)
+    if key is None or (taken is not None and key in taken):
+        return _read_file(spark, node)
+    if taken is not None:
+        taken.add(key)
+    return remembered(spark, "file_reads", key, lambda: _read_file(spark, node))
+
+
+def _read_file(spark: SparkSession, node: Source) -> DataFrame:
+    df = _read_csv(spark, node) if node.format == "csv" else _read_parquet(spark, _path(spark, node.path))
+    if not node.prefix and list(node.columns) == df.columns:
         return df  # a fresh read of a file with the source's columns: a projection costs an analysis
+    return _renamed(df, node)
+
+
+def _renamed(df: DataFrame, node: Source) -> DataFrame:
     return select_expr(df, [f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
+
+
+MAX_LISTED = 10_000  # a larger tree is read afresh each time: listing it would cost what a read does
+
+
+def file_read(spark: SparkSession, node: Source) -> Optional[tuple]:
+    """What a read of the source depends on: its format, columns, prefix and declared types,
+    and every entry under its path as it is now (name, size, modification time, inode), or
+    None where that is not known here (a remote file system, a Connect session, a tree
+    over MAX_LISTED entries).
+
+    Each `collect()` or `to_spark()` lowers its plan afresh, and `spark.read` costs a
+    round of JVM calls and a file listing per source (TPC-H Q7 reads six). A DataFrame is
+    immutable and its reads take the files as they were listed: while the listing is the
+    same, the same DataFrame reads the same data."""
+    if connect.is_connect(spark) or "://" in node.path or not _paths_are_local(spark):
+        return None
+    listing = _listing(node.path)
+    if listing is None:
+        return None
+    types = tuple(node.types) if node.format == "csv" else ()
+    return (node.format, os.path.abspath(node.path), listing, tuple(node.columns), node.prefix, types)
+
+
+def _listing(path: str) -> Optional[tuple]:
+    entries = []
+    try:
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for name in sorted(files) + dirs:
+                stat = os.stat(os.path.join(root, name))
+                entries.append((os.path.relpath(os.path.join(root, name), path), stat.st_size,
+                                stat.st_mtime_ns, stat.st_ino))
+            if len(entries) > MAX_LISTED:
+                return None
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino, tuple(entries))
 
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
