@@ -272,3 +272,20 @@ def test_a_decimal_past_28_digits_is_pythons_rounded_one_or_refused_by_name(spar
     with pytest.raises(UdfRuntimeError, match="does not fit the column type decimal"):
         flow.collect(spark=spark)
     assert flow.collect(engine="reference")[0]["total"] == Decimal("99999999.99") * BIG
+
+
+def scaled_pair(order, rate):
+    return {"id": order["id"], "cost": order["qty"] * rate["per_unit"] / 3}
+
+
+def test_a_join_functions_pairs_outside_the_bound_run_in_python(spark):
+    """A Match's function has a Map's model over the joined pair: the pairs whose product
+    leaves 64 bits get Python's float, the others the native one."""
+    orders = uf.source("o", rows=[{"id": 1, "k": 1, "qty": BIG}, {"id": 2, "k": 2, "qty": 5},
+                                  {"id": 3, "k": 1, "qty": SMALLEST}, {"id": 4, "k": 2, "qty": None}])
+    rates = uf.source("r", rows=[{"rk": 1, "per_unit": 3}, {"rk": 2, "per_unit": 7}])
+    fine = orders.filter(lambda r: r["qty"] is not None)
+    said = _same_as_python(spark, fine.match(rates, ("k", "rk"), scaled_pair))
+    assert said.startswith("rows where qty lie beyond"), said  # per_unit: the rows prove it small
+    raising = orders.match(rates, ("k", "rk"), scaled_pair)  # None * 7: Python's TypeError, natively
+    assert _error(raising, engine="reference") == _error(raising, spark=spark)

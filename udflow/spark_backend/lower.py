@@ -246,8 +246,8 @@ class Lowering:
 
     def _natively(self, node: Node, run: Callable[[str], native_ops.Ran | tuple]) -> Optional[Lowered]:
         """`run(where)`'s DataFrame and fields known never None (a `native_ops.Ran`, or the two),
-        or None where it is `NotNative`. A Map whose rows outside its normal case run in Python
-        (`general_case`) says so in `general_cases`."""
+        or None where it is `NotNative`. A Map or join function whose rows outside its normal
+        case run in Python (`general_case`) says so in `general_cases`."""
         try:
             ran = run(f"{node.label}: {function_location(node.fn)}")
         except NotNative as why:
@@ -256,7 +256,7 @@ class Lowering:
         self.native_labels.add(node.label)
         if not isinstance(ran, native_ops.Ran):
             ran = native_ops.Ran(*ran)
-        if ran.normal is not None and isinstance(node, Map):
+        if ran.normal is not None:
             self.general_cases[node.label] = ran.normal.describe()
         return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull)
 
@@ -323,22 +323,27 @@ class Lowering:
         joined = join(right)
         if node.fn is None:  # concatenation {**l, **r}: the join's own output
             return Lowered(joined, pickled=False, nonnull=nonnull)
-        native = self._native_pairs(node, joined, nonnull)
+        udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
+        native = self._native_pairs(node, joined, nonnull, udf)
         if native is not None:
             return native
-        udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
         inp = Lowered(joined, pickled=False)
         run = executor.map_partitions
         return self._python(node, udf, inp, key, lambda enc, schema: joined.mapInArrow(run(udf, False, enc), schema))
 
-    def _native_pairs(self, node: Match | Cross, joined: DataFrame, known: frozenset) -> Optional[Lowered]:
+    def _native_pairs(self, node: Match | Cross, joined: DataFrame, known: frozenset, udf: Udf) -> Optional[Lowered]:
         """A Match/Cross function with a model, run natively over the joined row: its model is
-        a Map's over the concatenated pair (the two sides' fields are disjoint)."""
+        a Map's over the concatenated pair (the two sides' fields are disjoint), and the pairs
+        outside its normal case run in Python as a Map's rows do (`general_case`)."""
         step = self.physical[node.label]
         if not step.native:
             return None
         nonnull = data_nonnull(node.left) | data_nonnull(node.right) | known
-        return self._natively(node, lambda where: native_ops.run(joined, step.model, where, nonnull))
+        magnitudes = {**magnitudes_of(data_types(node.left, self._source_types)),
+                      **magnitudes_of(data_types(node.right, self._source_types))}
+        return self._natively(node, lambda where: general_case.split(
+            node, joined, lambda df: native_ops.run(df, step.model, where, nonnull, (), magnitudes), udf,
+            lambda schema: self._encoder(udf, schema)))
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))
