@@ -289,3 +289,26 @@ def test_a_join_functions_pairs_outside_the_bound_run_in_python(spark):
     assert said.startswith("rows where qty lie beyond"), said  # per_unit: the rows prove it small
     raising = orders.match(rates, ("k", "rk"), scaled_pair)  # None * 7: Python's TypeError, natively
     assert _error(raising, engine="reference") == _error(raising, spark=spark)
+
+
+def mean_of_products(rows):
+    rows = list(rows)
+    total = sum(r["a"] * r["b"] for r in rows)
+    yield {"g": rows[0]["g"], "n": len(rows), "mean": total / len(rows)}
+
+
+def mean_of_values(rows):
+    rows = list(rows)
+    yield {"g": rows[0]["g"], "mean": sum(r["a"] for r in rows) / len(rows)}
+
+
+def test_a_reduce_runs_the_groups_outside_its_normal_case_in_python(spark):
+    """A group holding a product past 64 bits, or whose sum is past 2**53 (`int / int`),
+    gets Python's value; the other groups the native one; a None key is a group of its own."""
+    rows = [{"g": 1, "a": BIG, "b": 3}, {"g": 1, "a": 2, "b": 2}, {"g": 2, "a": 5, "b": 7},
+            {"g": None, "a": 2**40, "b": 2**30}, {"g": None, "a": 1, "b": 1}, {"g": 3, "a": -3, "b": 9}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_of_products))
+    assert said.startswith("groups holding a record where a lie beyond"), said  # b: the rows prove it small
+    rows = [{"g": 1, "a": 2**53}, {"g": 1, "a": 3}, {"g": 2, "a": 4}, {"g": 2, "a": 5}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_of_values))
+    assert said == "groups whose aggregated values lie beyond ±2**53 run in Python", said

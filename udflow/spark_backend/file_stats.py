@@ -125,12 +125,18 @@ class ParquetRead:
 
 
 @lru_cache(maxsize=256)
-def _distinct_in_files(files: tuple, versions: tuple, column: str) -> int:
+def _distinct_in_files(files: tuple, versions: tuple, column: str) -> Optional[int]:
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    table = ds.dataset(list(files), format="parquet").to_table(columns=[column])
-    return int(pc.count_distinct(table.column(column), mode="only_valid").as_py())
+    try:
+        values = ds.dataset(list(files), format="parquet").to_table(columns=[column]).column(column)
+        if pa.types.is_string_view(values.type) or pa.types.is_binary_view(values.type):
+            values = values.cast(pa.large_binary())  # count_distinct has no kernel for views
+        return int(pc.count_distinct(values, mode="only_valid").as_py())
+    except (OSError, ValueError, pa.ArrowNotImplementedError):
+        return None  # not countable here: the caller estimates
 
 
 def parquet_read(df) -> Optional[ParquetRead]:

@@ -17,18 +17,39 @@ scan (the sides do not share it), so it is taken only where a limit could fire.
 
 A Match's or Cross's function splits the joined pairs the same way (its model is a Map's
 over the concatenated pair); the join itself runs for both sides.
+
+A Reduce splits by group (`split_groups`): a group runs in Python, whole, where one of its
+records lies outside the normal case of the terms computed per record, or where its
+aggregated row lies outside the normal case of the terms computed from the aggregates
+(`sum(xs) / len(xs)` past 2**53):
+
+    python groups:  keys of df.filter(NOT rows normal), then keys of the other groups'
+                    aggregated rows (NOT groups normal)
+    native:         df.join(python groups, key <=> key, left_anti)  -> the Reduce natively
+    general:        df.join(python groups, key <=> key, left_semi)  -> groupBy(key).applyInArrow(fn)
+
+(`<=>`: None keys form one group, as in Python.) The aggregation runs once more to find
+the groups, so this too is taken only where a limit could fire.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
-from udflow.plan import Cross, Map, Match
+from udflow.plan import Cross, Map, Match, Reduce
 from udflow.spark_backend import udf as executor
+from udflow.spark_backend.memo import select_expr
+from udflow.spark_backend.native_groups import Reduced
 from udflow.spark_backend.native_ops import Ran
+from udflow.spark_backend.native_spans import NormalCase
+from udflow.spark_backend.sql import ident
 from udflow.spark_backend.udf import Encoder, Udf
+
+PYTHON_KEY = "__udflow_python_key{}"
 
 
 def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], Ran], udf: Udf,
@@ -48,3 +69,73 @@ def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], R
         schema = native.frame.schema
         general = others.mapInArrow(executor.map_partitions(udf, False, encoder(schema)), schema)
     return Ran(native.frame.unionByName(general), native.nonnull, normal)
+
+
+@dataclass(frozen=True)
+class GroupsNormal:
+    """The groups a native Reduce holds: every record within `rows`, its aggregated row within
+    `groups` (either None where it needs no bound)."""
+
+    rows: Optional[NormalCase]
+    groups: Optional[NormalCase]
+
+    def describe(self) -> str:
+        parts = [f"holding a record where {', '.join(self.rows.columns)} lie beyond ±{_power(self.rows)}"
+                 if self.rows else "",
+                 f"whose aggregated values lie beyond ±{_power(self.groups)}"
+                 if self.groups else ""]
+        return f"groups {' or '.join(p for p in parts if p)} run in Python"
+
+
+def _power(normal: NormalCase) -> str:
+    return f"2**{normal.bound.bit_length() - 1}"
+
+
+def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced], udf: Udf,
+                 encoder: Callable[[object], Encoder]) -> Ran:
+    """`run(df)` (the Reduce natively over `df`), with the groups outside its normal cases
+    computed by `udf` in Python, whole; its `normal` a `GroupsNormal`, None where no group
+    needs Python. The groups with a record outside go first: aggregating them natively could
+    raise where Python does not."""
+    reduced = run(df)
+    rows = reduced.normal if reduced.normal and set(reduced.normal.columns) <= set(df.columns) else None
+    groups = reduced.groups_normal
+    if groups is not None and not set(groups.columns) <= set(reduced.aggregated.columns):
+        groups = None
+    if rows is None and groups is None:
+        return Ran(reduced.frame, reduced.nonnull)  # no split: its limits raise where they fire
+    keys = _GroupKeys(node.key)
+    python_keys = [keys.of(df.filter(rows.other_rows()))] if rows is not None else []
+    if groups is not None:
+        inside = keys.without(df, python_keys[0]) if python_keys else df
+        python_keys.append(keys.of(run(inside).aggregated.filter(groups.other_rows())))
+    python = python_keys[0] if len(python_keys) == 1 else python_keys[0].unionByName(python_keys[1])
+    native = run(keys.without(df, python))
+    schema = native.frame.schema
+    general = keys.within(df, python).groupBy(*[F.col(ident(k)) for k in node.key]).applyInArrow(
+        executor.reduce_groups(udf, node.key, False, encoder(schema)), schema)
+    return Ran(native.frame.unionByName(general), native.nonnull, GroupsNormal(rows, groups))
+
+
+@dataclass(frozen=True)
+class _GroupKeys:
+    """A Reduce's key: the distinct keys of some rows, and the rows of a frame whose key is
+    (not) among them, None keys alike (`<=>`), as Python groups them."""
+
+    key: tuple
+
+    def of(self, frame: DataFrame) -> DataFrame:
+        return select_expr(frame, [f"{ident(k)} AS {ident(n)}" for k, n in zip(self.key, self._names)])
+
+    def without(self, frame: DataFrame, keys: DataFrame) -> DataFrame:
+        return frame.join(keys.distinct(), self._on(), "left_anti")
+
+    def within(self, frame: DataFrame, keys: DataFrame) -> DataFrame:
+        return frame.join(keys.distinct(), self._on(), "left_semi")
+
+    @property
+    def _names(self) -> list:
+        return [PYTHON_KEY.format(i) for i in range(len(self.key))]
+
+    def _on(self):
+        return F.expr(" AND ".join(f"{ident(k)} <=> {ident(n)}" for k, n in zip(self.key, self._names)))

@@ -227,9 +227,12 @@ class Lowering:
         data = data_types(node.input, self._source_types)
         nonnull = nonnull_of(data) | inp.nonnull
         if isinstance(node, Reduce):
-            return self._natively(node, lambda where: native_groups.run(
-                inp.df, node.key, step.model, where, nonnull, determined_fields(node.input, node.key),
-                self.hints.get(node.label)))
+            udf = Udf(node.label, function_location(node.fn), node.fn, "reduce",
+                      input_fields=tuple(sorted(self.physical[node.input.label].columns or ())))
+            return self._natively(node, lambda where: general_case.split_groups(
+                node, inp.df, lambda df: native_groups.run(
+                    df, node.key, step.model, where, nonnull, determined_fields(node.input, node.key),
+                    self.hints.get(node.label), magnitudes_of(data)), udf, lambda schema: self._encoder(udf, schema)))
         sample = self.samples.get(node.input.label)
         records = sample.records if sample is not None else ()
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")
@@ -244,9 +247,9 @@ class Lowering:
             self._sources[id(source)] = (source, file_stats.source_types(source))
         return self._sources[id(source)][1]
 
-    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran | tuple]) -> Optional[Lowered]:
-        """`run(where)`'s DataFrame and fields known never None (a `native_ops.Ran`, or the two),
-        or None where it is `NotNative`. A Map or join function whose rows outside its normal
+    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran]) -> Optional[Lowered]:
+        """`run(where)`'s DataFrame and fields known never None (a `native_ops.Ran`),
+        or None where it is `NotNative`. An operator whose rows (or groups) outside its normal
         case run in Python (`general_case`) says so in `general_cases`."""
         try:
             ran = run(f"{node.label}: {function_location(node.fn)}")
@@ -254,8 +257,6 @@ class Lowering:
             self.python_reasons[node.label] = str(why)
             return None
         self.native_labels.add(node.label)
-        if not isinstance(ran, native_ops.Ran):
-            ran = native_ops.Ran(*ran)
         if ran.normal is not None:
             self.general_cases[node.label] = ran.normal.describe()
         return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull)

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -73,6 +74,7 @@ from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
+from udflow.spark_backend.native_spans import NormalCase, normal_case
 from udflow.spark_backend.native_types import DECIMAL_DIGITS, INT_MAX, INT_MIN
 from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import ident, literal
@@ -100,14 +102,31 @@ class Aggregated:
     nonnull: bool
 
 
+@dataclass(frozen=True)
+class Reduced:
+    """A Reduce run natively: its records, the fields known never None, and what its guards
+    of what the native form holds need (`native_spans`): `normal`, the input records under
+    which the per-record terms' guards never fire, and `groups_normal`, the aggregated rows
+    (`aggregated`, one per group) under which the cases' guards never fire; None where no
+    bound is needed (or none helps)."""
+
+    frame: DataFrame
+    nonnull: frozenset
+    normal: Optional[NormalCase] = None
+    aggregated: Optional[DataFrame] = None
+    groups_normal: Optional[NormalCase] = None
+
+
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset,
-               determined: frozenset = frozenset()) -> tuple[DataFrame, frozenset]:
+               determined: frozenset = frozenset(), magnitudes: Optional[dict] = None) -> Reduced:
     """The Reduce natively, and its output's fields known never None; NotNative when an
     aggregate or a term has no exact native form. `determined`: fields the key determines
-    (`grouping`), grouped by rather than taken from one record."""
+    (`grouping`), grouped by rather than taken from one record; `magnitudes`: the int and
+    Decimal fields' largest magnitudes the data proves (`nullness.magnitudes_of`)."""
     schema = df.schema
     model = _one_count_per_condition(model)
-    rows = NativeLowering(schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False)
+    rows = NativeLowering(schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False,
+                          magnitudes=magnitudes)
     aggs = model.aggregates()
     nonempty = used_where_nonempty(model)
     lowered = [_aggregate(rows, agg, f"__udflow_agg{i}", agg in model.eager, agg in nonempty)
@@ -141,7 +160,13 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
         nonzero=frozenset(a.alias for agg, a in zip(aggs, lowered) if agg.fn == "count" and agg.rows.where is None),
     )
     out, known = run_map(one_row, over_one_row, groups)
-    return (out.drop(*helper) if copies else out), known - set(helper)
+    return Reduced((out.drop(*helper) if copies else out), known - set(helper),
+                   normal_case(rows.limits, _datetimes(schema)), one_row,
+                   normal_case(groups.limits, _datetimes(one_row.schema)))
+
+
+def _datetimes(schema) -> frozenset:
+    return frozenset(f.name for f in schema.fields if family_of(f.dataType) == "datetime")
 
 
 def _one_count_per_condition(model: ReduceModel) -> ReduceModel:
@@ -427,7 +452,7 @@ def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: 
     if kept is None:
         emit = Emit(tuple((n, First(k)) for n, k in zip(names, key)), copies_input=False)
         keys = ReduceModel((Case(model.predicate, emit, model.line),), model.line)
-        kept, _ = run_reduce(df, key, keys, where, nonnull)
+        kept = run_reduce(df, key, keys, where, nonnull).frame
     # `=` where the key is never None: the same rows as `<=>`, and a join Spark partitions
     # on the key itself, which a Reduce on it above then needs not shuffle again
     nullable = {f.name for f in df.schema.fields if f.nullable} - nonnull
@@ -452,11 +477,11 @@ def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: fr
 
 
 def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
-        determined: frozenset = frozenset(), hint: str | None = None) -> tuple[DataFrame, frozenset]:
-    """The Reduce natively from its model, and its output's fields known never None;
-    NotNative when it has no exact native form. `hint`: a Reduce's hint (`spark_backend.hints`), or None."""
+        determined: frozenset = frozenset(), hint: str | None = None, magnitudes: Optional[dict] = None) -> Reduced:
+    """The Reduce natively from its model (`Reduced`); NotNative when it has no exact native
+    form. `hint`: a Reduce's hint (`spark_backend.hints`), or None."""
     if isinstance(model, GroupFilterModel):
-        return run_group_filter(df, key, model, where, nonnull, broadcast=hint == "broadcast_kept")
+        return Reduced(*run_group_filter(df, key, model, where, nonnull, broadcast=hint == "broadcast_kept"))
     if isinstance(model, ReduceModel):
-        return run_reduce(df, key, model, where, nonnull, determined)
+        return run_reduce(df, key, model, where, nonnull, determined, magnitudes)
     raise NotNative(f"no native form for a {type(model).__name__}")
