@@ -31,7 +31,7 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m pytest
 
-BENCHES ?= backend_overhead analysis_speed enumeration plan_quality paper_eval batch_cache cluster native
+BENCHES ?= backend_overhead analysis_speed enumeration plan_quality paper_eval batch_cache cluster native lowering
 
 bench: $(STAMP)
 	@for b in $(BENCHES); do \
