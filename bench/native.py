@@ -99,6 +99,7 @@ class Outcome:
     native: list = field(default_factory=list)
     udf_operators: list = field(default_factory=list)
     python_reasons: dict = field(default_factory=dict)
+    general_cases: dict = field(default_factory=dict)  # label -> which rows (groups) run in Python
     rewrites: list = field(default_factory=list)
     plans: dict = field(default_factory=dict)  # "plan<i>" -> (its rewrites, estimated cost): `--alternatives`
 
@@ -130,9 +131,10 @@ def udf_operators(node) -> list[str]:
             if isinstance(n, (Map, Reduce, CoGroup)) or (isinstance(n, (Match, Cross)) and n.fn is not None)]
 
 
-def native_census(spark, alternative) -> tuple[list, dict]:
-    """Which operators of `alternative`'s plan the default lowering runs natively, and why others
-    with a model stay in Python. Lowering only (plus the sampling a Python operator below a join needs)."""
+def native_census(spark, alternative) -> tuple[list, dict, dict]:
+    """Which operators of `alternative`'s plan the default lowering runs natively, why others
+    with a model stay in Python, and which rows of native ones run in Python (`general_case`).
+    Lowering only (plus the sampling a Python operator below a join needs)."""
     from udflow.spark_backend.lower import Lowering
 
     lowering = Lowering(spark, alternative.flow.physical(), samples=dict(alternative.samples))
@@ -140,7 +142,7 @@ def native_census(spark, alternative) -> tuple[list, dict]:
         lowering.lower(alternative.node)
     finally:
         lowering.release()
-    return sorted(lowering.native_labels), dict(lowering.python_reasons)
+    return sorted(lowering.native_labels), dict(lowering.python_reasons), dict(lowering.general_cases)
 
 
 def variants(spark, task: Task, data_dir: str, flow, chosen) -> dict[str, Callable[[], list]]:
@@ -163,7 +165,7 @@ def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log, wan
     chosen = opt.chosen
     out.rewrites = list(chosen.rules)
     out.udf_operators = udf_operators(chosen.node)
-    out.native, out.python_reasons = native_census(spark, chosen)
+    out.native, out.python_reasons, out.general_cases = native_census(spark, chosen)
     sides = {n: run for n, run in variants(spark, task, data_dir, flow, chosen).items() if n in wanted}
     for i, alt in enumerate(list(opt.alternatives)[:alternatives], 1):  # does the model rank them as Spark runs them?
         out.plans[f"plan{i}"] = (", ".join(alt.rules) or "as written", alt.cost)
@@ -244,6 +246,8 @@ def details(outcomes: list[Outcome]) -> str:
                          + (f", /hand round by round {vs_hand[0]:.2f}x ({vs_hand[1]:.2f}-{vs_hand[2]:.2f}x)" if vs_hand else ""))
         for label, why in sorted(o.python_reasons.items()):
             lines.append(f"    {label} stays in Python: {why[:200]}")
+        for label, which in sorted(o.general_cases.items()):
+            lines.append(f"    {label}: {which}")
         for v, e in o.errors.items():
             lines.append(f"    ERROR {v}: {e}")
         for v, m in o.mismatches.items():
@@ -323,6 +327,7 @@ def main(argv=None) -> int:
                         "written/optimized": o.ratio("written", "optimized")},
              "paired": {f"{a}/{b}": found for a, b in PAIRS if (found := o.paired(a, b))},
              "native": o.native, "udf_operators": o.udf_operators, "python_reasons": o.python_reasons,
+             "general_cases": o.general_cases,
              "rewrites": o.rewrites, "plans": o.plans, "errors": o.errors, "mismatches": o.mismatches}
             for o in outcomes
         ],

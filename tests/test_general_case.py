@@ -312,3 +312,17 @@ def test_a_reduce_runs_the_groups_outside_its_normal_case_in_python(spark):
     rows = [{"g": 1, "a": 2**53}, {"g": 1, "a": 3}, {"g": 2, "a": 4}, {"g": 2, "a": 5}]
     said = _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_of_values))
     assert said == "groups whose aggregated values lie beyond ±2**53 run in Python", said
+
+
+def shifted(r):
+    return {**r, "y": (r["x"] << 4) / 16}
+
+
+def test_a_left_shift_by_a_constant_past_64_bits_is_pythons(spark):
+    rows = [{"x": 2**62}, {"x": -(2**61)}, {"x": 3}, {"x": None}]
+    flow = uf.source("t", rows=[r for r in rows if r["x"] is not None]).map(shifted)
+    assert _same_as_python(spark, flow).startswith("rows where x lie beyond ±2**49"), flow  # (x << 4) / 16: 2**53
+    small = uf.source("t", rows=[{"x": 3}, {"x": -7}]).map(shifted)  # the rows prove x small: no guard
+    assert _same_as_python(spark, small) == ""
+    raising = uf.source("t", rows=rows).map(shifted)  # None << 4: Python's TypeError
+    assert _error(raising, engine="reference") == _error(raising, spark=spark)

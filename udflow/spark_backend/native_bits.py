@@ -15,7 +15,9 @@ form raises, as every int operation does (`int overflow past 64 bits`). The trap
     negative shift count                   raise_error (ValueError: negative shift count),
                                            after the None guard, as Python checks types first
     x << n past 64 bits                    raise_error (int overflow past 64 bits): n >= 64 with
-                                           x != 0, or shifting back does not give x again
+                                           x != 0, or shifting back does not give x again; with
+                                           a constant n < 64, a limit: the rows whose x passes
+                                           the normal case's bound run in Python (`general_case`)
     0 << n for any n >= 0                  0 (Python too, however large n)
     Java masks a shift count to 6 bits     counts >= 63 never reach shiftright: x >> n is
     (shiftright(x, 64) is x)               -1 or 0 by x's sign there, as Python's floor
@@ -28,9 +30,10 @@ Spark's `shiftright` is arithmetic (Java's `>>`): floor division by 2**n, as Pyt
 from __future__ import annotations
 
 import operator
+from typing import Optional
 
 from udflow.bits import BITS, SHIFTS, Bits, Invert
-from udflow.spark_backend import python_words, sql
+from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_spans import OVERFLOW
 from udflow.spark_backend.native_types import NotNative, Typed, as_number
 from udflow.spark_backend.sql import literal
@@ -58,20 +61,32 @@ def bits(low, t: Bits) -> Typed:
     if count is None or count < 0:
         guards.append((f"({n.sql} < 0)", low.error(NEGATIVE_COUNT, x, n)))
     cases, value = (_left_shift if t.op == "<<" else _right_shift)(low, x, n, count)
-    return Typed(low.guarded(guards + cases, value), "int", False)
+    return Typed(low.guarded(guards + cases, value), "int", False, span=_shifted_span(t.op, x, count))
+
+
+def _shifted_span(op: str, x: Typed, count) -> Optional[native_spans.Span]:
+    """`x << k` is x * 2**k, `x >> k` is x // 2**k, for a constant count k in [0, 64)."""
+    if count is None or not 0 <= count < WIDTH:
+        return None
+    return native_spans.arith("*" if op == "<<" else "//", x.span, native_spans.Span.between(2**count, 2**count))
 
 
 def _left_shift(low, x: Typed, n: Typed, count) -> tuple[list, str]:
     """The cases of `x << n` for n >= 0, and the value past them: 0 stays 0; else n >= 64
     leaves the longs, and a smaller n does where shifting back does not give x again (a bit
-    shifted out, or into the sign)."""
+    shifted out, or into the sign). With a constant count below 64 that guard is a limit of
+    what the native form holds (`native_spans`): the rows past it run in Python."""
     cases = [(f"({x.sql} = 0)", literal(0))]
     if count is None or count >= WIDTH:
         cases.append((f"({n.sql} >= {WIDTH})", low.error(OVERFLOW, x, n)))
         if count is not None:
             return cases, literal(0)  # not reached: every row took a case
     shifted = f"shiftleft({x.sql}, {_narrow(n, count)})"
-    cases.append((f"(shiftright({shifted}, {_narrow(n, count)}) != {x.sql})", low.error(OVERFLOW, x, n)))
+    limit = native_spans.fits_long(_shifted_span("<<", x, count)) if count is not None \
+        else native_spans.Limit.unknown()
+    overflow = low.cannot_hold(OVERFLOW, limit, x, n)
+    if overflow is not None:
+        cases.append((f"(shiftright({shifted}, {_narrow(n, count)}) != {x.sql})", overflow))
     return cases, shifted
 
 
