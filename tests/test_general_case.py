@@ -193,6 +193,19 @@ def test_a_source_fields_magnitude_is_what_its_data_proves(tmp_path):
     assert (rows["a"].magnitude, rows["b"].magnitude) == (9, 1)
 
 
+def test_a_small_csvs_values_bound_its_columns_a_large_ones_do_not(tmp_path, monkeypatch):
+    from udflow import field_types
+
+    path = tmp_path / "m.csv"
+    path.write_text("k,score,price,name\n1,-7,12.50,a\n2,,3.25,b\n3,5,,c\n")
+    source = uf.source("m", path=str(path), schema="k bigint, score bigint, price decimal(10,2), name string").root
+    types = field_types.source_field_types(source)
+    assert (types["k"].magnitude, types["score"].magnitude, types["name"].magnitude) == (3, 7, None)
+    assert types["price"].magnitude == Decimal("12.50")
+    monkeypatch.setattr(field_types, "CSV_SCANNED", 10)  # now a file too large to read on each lowering
+    assert field_types.source_field_types(source)["score"].magnitude is None
+
+
 def halves_of_rounded(r):
     return {**r, "half": round(r["rating"] * 2) / 2}
 
@@ -308,10 +321,10 @@ def test_a_reduce_runs_the_groups_outside_its_normal_case_in_python(spark):
     rows = [{"g": 1, "a": BIG, "b": 3}, {"g": 1, "a": 2, "b": 2}, {"g": 2, "a": 5, "b": 7},
             {"g": None, "a": 2**40, "b": 2**30}, {"g": None, "a": 1, "b": 1}, {"g": 3, "a": -3, "b": 9}]
     said = _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_of_products))
-    assert said.startswith("groups holding a record where a lie beyond"), said  # b: the rows prove it small
+    assert said.startswith("groups holding a record where a, b lie beyond ±2**11"), said  # (2**11)**2 * 2**31: 2**53
     rows = [{"g": 1, "a": 2**53}, {"g": 1, "a": 3}, {"g": 2, "a": 4}, {"g": 2, "a": 5}]
     said = _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_of_values))
-    assert said == "groups whose aggregated values lie beyond ±2**53 run in Python", said
+    assert said == "groups holding a record where a lie beyond ±2**22 run in Python", said  # 2**22 * 2**31: 2**53
 
 
 def shifted(r):
@@ -326,3 +339,16 @@ def test_a_left_shift_by_a_constant_past_64_bits_is_pythons(spark):
     assert _same_as_python(spark, small) == ""
     raising = uf.source("t", rows=rows).map(shifted)  # None << 4: Python's TypeError
     assert _error(raising, engine="reference") == _error(raising, spark=spark)
+
+
+def mean_rating(rows):
+    rows = list(rows)
+    yield {"g": rows[0]["g"], "mean": sum(r["stars"] for r in rows) / len(rows)}
+
+
+def test_a_mean_of_ints_the_data_bounds_needs_no_split(spark):
+    """`sum / len` over stars within ±5 (the rows prove it): the sum lies within 5 * 2**31, the
+    count within 2**31, so the int / int's 2**53 guard never fires short of a group of more
+    than 2**31 records (where it stays written, and raises)."""
+    rows = [{"g": i % 3, "stars": i % 5 + 1} for i in range(30)]
+    assert _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_rating)) == ""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime
 import decimal
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 from udflow.plan import Source
@@ -40,7 +41,8 @@ class FieldType:
     family: Optional[str]  # see the module docstring; None: unknown
     nullable: bool = True
     # an int or Decimal field's largest magnitude, where the data proves one (a `rows=` source's
-    # values, a parquet column's row-group statistics): the native normal case needs no bound on it
+    # values, a parquet column's row-group statistics, a small CSV's values): the native normal
+    # case needs no bound on it
     magnitude: Optional[int | decimal.Decimal] = None
 
     @property
@@ -101,6 +103,9 @@ def source_field_types(source: Source) -> dict[str, FieldType]:
             by_column = _parquet_types(source.path)
         else:  # a CSV (declared or inferred types) or a DataFrame: Spark's types, None possible
             by_column = {c: FieldType(_spark_family(t), True) for c, t in source.types}
+        if source.format == "csv" and not source.is_dataframe:
+            magnitudes = csv_magnitudes(source.table, source.path, tuple(source.types))
+            by_column = {c: FieldType(t.family, True, magnitudes.get(c)) for c, t in by_column.items()}
     except Exception:  # noqa: BLE001 - unreadable metadata proves nothing
         by_column = {}
     return {f: by_column.get(c, UNKNOWN) for f, c in zip(source.fields, source.columns)}
@@ -146,6 +151,43 @@ def _parquet_types(path: str) -> dict[str, FieldType]:
 
 
 MAGNITUDES = ("int", "decimal")  # the families whose largest magnitude the data may prove
+
+
+CSV_SCANNED = 8 * 1024 * 1024  # a larger CSV is not read for its magnitudes: each lowering would wait for it
+
+
+def csv_magnitudes(name: str, path: str, types: tuple) -> dict:
+    """Each int or Decimal column's largest magnitude in a CSV source of at most CSV_SCANNED
+    bytes, its values read as the reference interpreter reads them (`sources.csv_rows`);
+    {} for a larger one, or one that does not read."""
+    import os
+
+    from udflow import sources
+
+    try:
+        version = tuple((f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in sources.data_files(path))
+    except OSError:
+        return {}
+    if sum(size for _, size, _ in version) > CSV_SCANNED:
+        return {}
+    return dict(_csv_magnitudes(name, path, types, version))
+
+
+@lru_cache(maxsize=64)
+def _csv_magnitudes(name: str, path: str, types: tuple, version: tuple) -> tuple:
+    from udflow import sources
+
+    wanted = [c for c, t in types if _spark_family(t) in MAGNITUDES]
+    try:
+        rows = sources.csv_rows(name, path, types)
+    except Exception:  # noqa: BLE001 - a CSV that does not read proves nothing (Spark says why)
+        return ()
+    out = []
+    for c in wanted:
+        values = [abs(r[c]) for r in rows if r.get(c) is not None]
+        if values:
+            out.append((c, int(max(values)) if _spark_family(dict(types)[c]) == "int" else max(values)))
+    return tuple(out)
 
 
 def parquet_magnitudes(paths) -> dict[str, int | decimal.Decimal]:

@@ -34,7 +34,7 @@ the groups, so this too is taken only where a limit could fire.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from pyspark.sql import DataFrame
@@ -80,30 +80,31 @@ class GroupsNormal:
     groups: Optional[NormalCase]
 
     def describe(self) -> str:
-        parts = [f"holding a record where {', '.join(self.rows.columns)} lie beyond ±{_power(self.rows)}"
-                 if self.rows else "",
-                 f"whose aggregated values lie beyond ±{_power(self.groups)}"
-                 if self.groups else ""]
-        return f"groups {' or '.join(p for p in parts if p)} run in Python"
-
-
-def _power(normal: NormalCase) -> str:
-    return f"2**{normal.bound.bit_length() - 1}"
+        bound = (self.rows or self.groups).bound
+        parts = [f"holding a record where {', '.join(self.rows.columns)}" if self.rows else "",
+                 "whose aggregated values" if self.groups else ""]
+        return f"groups {' or '.join(p for p in parts if p)} lie beyond ±2**{bound.bit_length() - 1} run in Python"
 
 
 def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced], udf: Udf,
                  encoder: Callable[[object], Encoder]) -> Ran:
-    """`run(df)` (the Reduce natively over `df`), with the groups outside its normal cases
+    """`run(df)` (the Reduce natively over `df`), with the groups outside its normal case
     computed by `udf` in Python, whole; its `normal` a `GroupsNormal`, None where no group
-    needs Python. The groups with a record outside go first: aggregating them natively could
-    raise where Python does not."""
+    needs Python. The normal case's input columns bound every record of a group; the others
+    are the aggregated row's. The groups with a record outside go first: aggregating them
+    natively could raise where Python does not."""
     reduced = run(df)
-    rows = reduced.normal if reduced.normal and set(reduced.normal.columns) <= set(df.columns) else None
-    groups = reduced.groups_normal
-    if groups is not None and not set(groups.columns) <= set(reduced.aggregated.columns):
-        groups = None
-    if rows is None and groups is None:
+    normal = reduced.normal
+    if normal is None:
+        return Ran(reduced.frame, reduced.nonnull)
+    inputs = tuple(c for c in normal.columns if c in df.columns)
+    aggregated = tuple(c for c in normal.columns if c not in df.columns)
+    if not set(aggregated) <= set(reduced.aggregated.columns):
         return Ran(reduced.frame, reduced.nonnull)  # no split: its limits raise where they fire
+    rows = replace(normal, columns=inputs, datetimes=tuple(c for c in normal.datetimes if c in inputs)) \
+        if inputs else None
+    groups = replace(normal, columns=aggregated, datetimes=tuple(c for c in normal.datetimes if c in aggregated)) \
+        if aggregated else None
     keys = _GroupKeys(node.key)
     python_keys = [keys.of(df.filter(rows.other_rows()))] if rows is not None else []
     if groups is not None:

@@ -60,7 +60,7 @@ every group too (`ReduceModel.eager`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from pyspark.sql import DataFrame
@@ -69,12 +69,12 @@ from pyspark.sql import functions as F
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.analysis.terms import never_raises
 from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, Lit, Tuple, transform
-from udflow.spark_backend import nullness
+from udflow.spark_backend import native_spans, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
-from udflow.spark_backend.native_spans import NormalCase, normal_case
+from udflow.spark_backend.native_spans import NormalCase, Span, normal_case
 from udflow.spark_backend.native_types import DECIMAL_DIGITS, INT_MAX, INT_MIN
 from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import ident, literal
@@ -100,21 +100,22 @@ class Aggregated:
     columns: tuple  # ((name, SQL aggregate expression), ...) for .agg(...)
     checks: tuple  # ((condition over the aggregated row, message), ...)
     nonnull: bool
+    span: Optional[Span] = None  # an int value's, from its records' (`native_spans.group_sum`)
 
 
 @dataclass(frozen=True)
 class Reduced:
-    """A Reduce run natively: its records, the fields known never None, and what its guards
-    of what the native form holds need (`native_spans`): `normal`, the input records under
-    which the per-record terms' guards never fire, and `groups_normal`, the aggregated rows
-    (`aggregated`, one per group) under which the cases' guards never fire; None where no
-    bound is needed (or none helps)."""
+    """A Reduce run natively: its records, the fields known never None, and the normal case
+    of its guards of what the native form holds (`native_spans`), per-record terms' and
+    cases' alike, None where no bound is needed (or none helps). Its columns are the input's
+    (a group's records bound its aggregates: `native_spans.group_sum`; a field of `rows[0]`
+    is one of them) or the aggregated row's (`aggregated`, one per group: an aggregate
+    whose span is unknown)."""
 
     frame: DataFrame
     nonnull: frozenset
     normal: Optional[NormalCase] = None
     aggregated: Optional[DataFrame] = None
-    groups_normal: Optional[NormalCase] = None
 
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset,
@@ -155,14 +156,14 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     groups = NativeLowering(
         one_row.schema, where, frozenset(nonnull & set(firsts)) | {a.alias for a in lowered if a.nonnull},
         checked=checks, shown=set(key) | set(also), python_calls=PythonCalls(df.sparkSession),
-        computed_at=over_one_row.computed_at,
+        computed_at=over_one_row.computed_at, limits=rows.limits,
+        spans={**{n: rows.spans.get(n) for n in firsts}, **{a.alias: a.span for a in lowered if a.span}},
         # a group is never empty (a Reduce has a key): `len(rows)` is at least 1
         nonzero=frozenset(a.alias for agg, a in zip(aggs, lowered) if agg.fn == "count" and agg.rows.where is None),
     )
     out, known = run_map(one_row, over_one_row, groups)
     return Reduced((out.drop(*helper) if copies else out), known - set(helper),
-                   normal_case(rows.limits, _datetimes(schema)), one_row,
-                   normal_case(groups.limits, _datetimes(one_row.schema)))
+                   normal_case(rows.limits, _datetimes(schema) | _datetimes(one_row.schema)), one_row)
 
 
 def _datetimes(schema) -> frozenset:
@@ -246,11 +247,15 @@ def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty
             raise NotNative(f"{agg} has no native form")
         return _tuple_min_max(agg, x, cond, kept, alias)
     if agg.fn == "count":
-        return Aggregated(alias, ((alias, f"count(CASE WHEN {kept} THEN 1 END)"),), (), True)
+        return Aggregated(alias, ((alias, f"count(CASE WHEN {kept} THEN 1 END)"),), (), True, native_spans.group_count())
     if agg.fn == "sum":
-        return _sum(agg, x, cond if not nonempty else None, kept, alias)
+        summed = _sum(agg, x, cond if not nonempty else None, kept, alias)
+        counts = _ones(agg, x) is not None
+        span = native_spans.group_count() if counts else native_spans.group_sum(x.span) \
+            if x.family in ("int", "bool") else None
+        return replace(summed, span=span)
     if agg.fn in ("min", "max"):
-        return _min_max(agg, x, cond, kept, alias)
+        return replace(_min_max(agg, x, cond, kept, alias), span=x.span if x.family == "int" else None)
     if agg.fn in ("any", "all") and x is not None:
         return _any_all(agg, rows.truth(x), kept, alias)
     raise NotNative(f"{agg} has no native form")

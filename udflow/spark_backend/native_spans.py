@@ -180,6 +180,26 @@ def absolute(x: Optional[Span]) -> Optional[Span]:
     return Span(lows, tuple(_magnitude(a, b) for a, b in zip(x.lows, x.highs)), x.columns)
 
 
+# The records a group may hold, for the spans of its aggregates: assumed, as the data's own
+# bounds are (`DATA`: the guards that assume it stay written, and raise in a larger group)
+GROUP_ROWS = 2**31
+
+
+def group_count() -> Span:
+    """A group's count of records (or of those an `if` keeps): 0 to GROUP_ROWS."""
+    n = len(CANDIDATES)
+    return Span((0,) * n, (GROUP_ROWS,) * n, (frozenset({DATA}),) * n)
+
+
+def group_sum(x: Optional[Span]) -> Optional[Span]:
+    """The sum of an int term over a group's records, from the term's span: at most
+    GROUP_ROWS times its extremes, under the same columns' bounds."""
+    if x is None:
+        return None
+    return Span(tuple(min(0, lo) * GROUP_ROWS for lo in x.lows), tuple(max(0, hi) * GROUP_ROWS for hi in x.highs),
+                tuple(c | {DATA} for c in x.columns))
+
+
 @dataclass(frozen=True)
 class Limit:
     """A guard of what the native form holds: per candidate, whether the spans prove it never
