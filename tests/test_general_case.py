@@ -352,3 +352,26 @@ def test_a_mean_of_ints_the_data_bounds_needs_no_split(spark):
     than 2**31 records (where it stays written, and raises)."""
     rows = [{"g": i % 3, "stars": i % 5 + 1} for i in range(30)]
     assert _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_rating)) == ""
+
+
+def spread(rows):
+    rows = list(rows)
+    top = max(r["a"] for r in rows)
+    yield {"g": rows[0]["g"], "mean": sum(r["a"] - r["b"] for r in rows) / len(rows), "top": top // 3,
+           "scaled": sum(r["a"] * 4 + r["b"] for r in rows) / 2}
+
+
+def test_reduce_groups_on_random_extremes_get_pythons_records(spark):
+    """Seeded random groups mixing small values with ones near 2**63 and 2**53: every group's
+    record is Python's (the native ones, and those the split sends to Python)."""
+    import random
+
+    rng = random.Random(29)
+    pick = [0, 1, -1, 7, 2**20, -(2**22), 2**31, 2**53 + 1, -(2**53), 2**62, BIG // 4, SMALLEST // 4]
+    rows = [{"g": g, "a": rng.choice(pick if g in (3, None) else pick[:5]), "b": rng.choice(pick[:6])}
+            for g in (1, 2, 3, None) * 15]  # groups 1 and 2 stay within the bound: native
+    flow = uf.source("t", rows=rows).reduce("g", spread)
+    said = _same_as_python(spark, flow)
+    assert said.startswith("groups holding a record where"), said
+    native_only = uf.source("t", rows=[r for r in rows if r["g"] in (1, 2)]).reduce("g", spread)
+    assert _same_as_python(spark, native_only).startswith("groups holding")  # the same bound, no group past it
