@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
@@ -160,12 +161,11 @@ def csv_magnitudes(name: str, path: str, types: tuple) -> dict:
     """Each int or Decimal column's largest magnitude in a CSV source of at most CSV_SCANNED
     bytes, its values read as the reference interpreter reads them (`sources.csv_rows`);
     {} for a larger one, or one that does not read."""
-    import os
-
     from udflow import sources
 
     try:
-        version = tuple((f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in sources.data_files(path))
+        version = tuple((f, stat.st_size, stat.st_mtime_ns) for f in sources.data_files(path)
+                        for stat in (os.stat(f),))
     except OSError:
         return {}
     if sum(size for _, size, _ in version) > CSV_SCANNED:
