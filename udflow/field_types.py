@@ -190,6 +190,21 @@ def _csv_magnitudes(name: str, path: str, types: tuple, version: tuple) -> tuple
     return tuple(out)
 
 
+@lru_cache(maxsize=1024)
+def distinct_in_files(files_read, fmt: str, column: str, version) -> int:
+    """The distinct non-None values of `column` in a file source (a path, or a tuple of
+    files), counted by pyarrow; `version` (the files' modification times) keys the cache."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    source = list(files_read) if isinstance(files_read, tuple) else files_read
+    values = ds.dataset(source, format=fmt).to_table(columns=[column]).column(column)
+    if pa.types.is_string_view(values.type) or pa.types.is_binary_view(values.type):
+        values = values.cast(pa.large_binary())  # count_distinct has no kernel for views
+    return int(pc.count_distinct(values, mode="only_valid").as_py())
+
+
 def parquet_magnitudes(paths) -> dict[str, int | decimal.Decimal]:
     """Each int or Decimal column's largest magnitude in these Parquet files' row-group
     statistics (a column some row group has no minimum and maximum for: absent)."""

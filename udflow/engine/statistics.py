@@ -30,6 +30,7 @@ from typing import Any, Iterable, Optional
 
 from udflow.engine.hints import hint_of
 from udflow.engine.keysample import key_figures
+from udflow.field_types import distinct_in_files
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
 from udflow.samples import files, head, head_of_file, mtime, sampled_plan
 from udflow.samples import run_every_subtree as outputs_of_every_subtree
@@ -100,15 +101,6 @@ def _mean_width(records) -> float:
     return sum(record_bytes(r) for r in records) / len(records) if records else 0.0
 
 
-@lru_cache(maxsize=1024)
-def _distinct_in_file(path: str, fmt: str, column: str, mtime: float) -> int:
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-
-    table = ds.dataset(path, format=fmt).to_table(columns=[column])
-    return int(pc.count_distinct(table.column(column), mode="only_valid").as_py())
-
-
 def _csv_rows(src: Source) -> int:
     from udflow import sources
 
@@ -138,7 +130,7 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
     rows, width = _parquet_rows(src.path, version), _parquet_width(src.path, src.columns, src.fields, version)
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
     distinct = tuple(
-        (f, rows if f in primary else _distinct_in_file(src.path, src.format or "parquet", src.column_of(f), version))
+        (f, rows if f in primary else distinct_in_files(src.path, src.format or "parquet", src.column_of(f), version))
         for f in wanted
     )
     return SourceStatistics(rows, width, distinct)

@@ -28,7 +28,7 @@ from typing import Optional
 from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
                                LongType, ShortType, StringType)
 
-from udflow.field_types import MAGNITUDES, FieldType, parquet_magnitudes, source_field_types
+from udflow.field_types import MAGNITUDES, FieldType, distinct_in_files, parquet_magnitudes, source_field_types
 from udflow.plan import Source
 from udflow.spark_backend import connect
 from udflow.spark_backend.parquet_schema import file_schema
@@ -121,26 +121,17 @@ class ParquetRead:
             versions = tuple(os.stat(p).st_mtime_ns for p in self.files)
         except OSError:
             return None
-        return _distinct_in_files(self.files, versions, column)
+        try:
+            return distinct_in_files(self.files, "parquet", column, versions)
+        except (OSError, ValueError, NotImplementedError):  # pyarrow's errors: not countable here
+            return None  # the caller estimates
 
 
-@lru_cache(maxsize=256)
-def _distinct_in_files(files: tuple, versions: tuple, column: str) -> Optional[int]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-
-    try:
-        values = ds.dataset(list(files), format="parquet").to_table(columns=[column]).column(column)
-        if pa.types.is_string_view(values.type) or pa.types.is_binary_view(values.type):
-            values = values.cast(pa.large_binary())  # count_distinct has no kernel for views
-        return int(pc.count_distinct(values, mode="only_valid").as_py())
-    except (OSError, ValueError, pa.ArrowNotImplementedError):
-        return None  # not countable here: the caller estimates
-
-
+@lru_cache(maxsize=32)
 def parquet_read(df) -> Optional[ParquetRead]:
-    """`ParquetRead` of `df`, or None where its plan is anything else (or a Connect plan)."""
+    """`ParquetRead` of `df`, or None where its plan is anything else (or a Connect plan);
+    kept per DataFrame object, as `frames._head` is (statistics, sampling and the lowering
+    each ask)."""
     if connect.is_connect(df):
         return None
     try:

@@ -75,7 +75,7 @@ from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family
 from udflow.spark_backend.native_calls import power_of_ten
 from udflow.spark_backend.native_ops import run_map
 from udflow.spark_backend.native_spans import NormalCase, Span, normal_case
-from udflow.spark_backend.native_types import DECIMAL_DIGITS, INT_MAX, INT_MIN
+from udflow.spark_backend.native_types import DECIMAL_DIGITS, INT_MAX, INT_MIN, datetime_columns
 from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import ident, literal
 
@@ -163,11 +163,7 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     )
     out, known = run_map(one_row, over_one_row, groups)
     return Reduced((out.drop(*helper) if copies else out), known - set(helper),
-                   normal_case(rows.limits, _datetimes(schema) | _datetimes(one_row.schema)), one_row)
-
-
-def _datetimes(schema) -> frozenset:
-    return frozenset(f.name for f in schema.fields if family_of(f.dataType) == "datetime")
+                   normal_case(rows.limits, datetime_columns(schema) | datetime_columns(one_row.schema)), one_row)
 
 
 def _one_count_per_condition(model: ReduceModel) -> ReduceModel:

@@ -29,7 +29,7 @@ from udflow.expr import Field, Lit, transform
 from udflow.spark_backend import nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
-from udflow.spark_backend.native_types import decimal_of, family_of
+from udflow.spark_backend.native_types import datetime_columns, decimal_of, family_of
 from udflow.spark_backend.native_strings import PY_WHITESPACE
 from udflow.spark_backend.native_spans import NormalCase, normal_case
 from udflow.spark_backend.python_calls import PythonCalls
@@ -342,5 +342,4 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), samp
     if type(model) not in runs:
         raise NotNative(f"no native form for a {type(model).__name__}")
     frame, known = runs[type(model)](df, model, lowering)
-    datetimes = frozenset(f.name for f in df.schema.fields if family_of(f.dataType) == "datetime")
-    return Ran(frame, known, normal_case(lowering.limits, datetimes))
+    return Ran(frame, known, normal_case(lowering.limits, datetime_columns(df.schema)))

@@ -63,6 +63,11 @@ def family_of(data_type: DataType) -> Optional[str]:
     return None
 
 
+def datetime_columns(schema) -> frozenset:
+    """The columns of `schema` holding naive datetimes (TIMESTAMP_NTZ)."""
+    return frozenset(f.name for f in schema.fields if family_of(f.dataType) == "datetime")
+
+
 def decimal_of(data_type: DataType) -> Optional[tuple]:
     return (data_type.precision, data_type.scale) if isinstance(data_type, DecimalType) else None
 
