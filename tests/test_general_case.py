@@ -30,9 +30,10 @@ SMALLEST = -(2**63)
 
 def _run(spark, flow):
     """The flow lowered as its physical plan says, its records, and the lowering."""
-    lowering = Lowering(spark, flow.physical())
+    physical = flow.physical()
+    lowering = Lowering(spark, physical)
     rows = lowering.records(flow.root)
-    assert flow.root.label in lowering.native_labels, lowering.python_reasons
+    assert flow.root.label in lowering.native_labels, (physical[flow.root.label].reason, lowering.python_reasons)
     return lowering, rows
 
 
@@ -138,6 +139,16 @@ def test_a_sum_of_int_columns_needs_no_guard_and_no_bound():
     assert not lowering.limits
     lowering.lower(Arith("+", Field("n"), Field("i")))
     assert native_spans.normal_case(lowering.limits).bound == 2**62
+
+
+def test_a_columns_span_is_made_when_read_and_a_given_one_comes_first():
+    schema = StructType([StructField("i", IntegerType()), StructField("n", LongType()), StructField("g", LongType())])
+    spans = native_spans.ColumnSpans({f.name: f for f in schema.fields}, {"n": 5}, {"g": None})
+    assert spans["i"] == native_spans.Span.column("i", IntegerType())
+    assert spans["n"] == native_spans.Span.column("n", LongType(), 5) and spans["g"] is None
+    assert spans.get("absent") is None and list(spans) == ["i", "n", "g"] and len(spans) == 3
+    carried = native_spans.Restricted(spans, ["n"])
+    assert carried["n"] == spans["n"] and carried.get("i") is None and "i" not in carried
 
 
 def test_the_other_side_reads_no_row_group_the_bound_excludes(spark, tmp_path):
@@ -327,6 +338,37 @@ def test_a_reduce_runs_the_groups_outside_its_normal_case_in_python(spark):
     assert said == "groups holding a record where a lie beyond ±2**22 run in Python", said  # 2**22 * 2**31: 2**53
 
 
+def with_a_large_total(rows):
+    rows = list(rows)
+    if sum(r["a"] for r in rows) > 9223372036854775807:
+        yield from rows
+
+
+def test_a_group_filters_groups_outside_its_normal_case_run_in_python(spark):
+    """A group filter's predicate is a Reduce's: a group whose total may pass 64 bits is kept
+    or dropped by Python, whole; the others natively."""
+    rows = [{"g": 1, "a": 2**62}, {"g": 1, "a": 2**62}, {"g": 2, "a": 5}, {"g": 3, "a": BIG},
+            {"g": 3, "a": -BIG}, {"g": None, "a": 2**40}, {"g": None, "a": 1}]
+    flow = uf.source("t", rows=rows).reduce("g", with_a_large_total)
+    assert type(flow.physical()[flow.root.label].model).__name__ == "GroupFilterModel"
+    said = _same_as_python(spark, flow)
+    assert said == "groups holding a record where a lie beyond ±2**31 run in Python", said  # 2**31 * 2**31 < 2**63
+    assert sorted(r["a"] for r in flow.collect(spark=spark)) == [2**62, 2**62]
+
+
+def total_mod(rows):
+    rows = list(rows)
+    yield {"g": rows[0]["g"], "t": sum(r["a"] for r in rows) % 1000}
+
+
+def test_an_int_sum_past_64_bits_runs_its_group_in_python(spark):
+    """Python's sum of ints never overflows; the native sum would past 64 bits. Its check is a
+    limit: the groups holding a record past the bound run in Python, whole."""
+    rows = [{"g": 1, "a": 2**62}, {"g": 1, "a": 2**62}, {"g": 2, "a": 5}, {"g": 2, "a": -7}, {"g": None, "a": BIG}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).reduce("g", total_mod))
+    assert said == "groups holding a record where a lie beyond ±2**31 run in Python", said
+
+
 def shifted(r):
     return {**r, "y": (r["x"] << 4) / 16}
 
@@ -339,6 +381,29 @@ def test_a_left_shift_by_a_constant_past_64_bits_is_pythons(spark):
     assert _same_as_python(spark, small) == ""
     raising = uf.source("t", rows=rows).map(shifted)  # None << 4: Python's TypeError
     assert _error(raising, engine="reference") == _error(raising, spark=spark)
+
+
+def residue_of_shift(r):
+    return {**r, "y": (r["x"] << r["n"]) % 1000003}
+
+
+def high_bit_set(r):
+    return {**r, "high": ((1 << r["n"]) | r["x"]) > 1099511627776, "far": (r["x"] << 70) > 5}
+
+
+def test_a_shift_by_a_column_runs_the_rows_it_takes_past_64_bits_in_python(spark):
+    """`x << n` with n a column (or a constant of 64 or more) has no bound on x that keeps it
+    within 64 bits; the rows where it leaves them run in Python, told apart by the shift
+    itself. Python's errors (a negative count, None) stay Python's."""
+    rows = [{"x": 3, "n": 4}, {"x": 1, "n": 62}, {"x": 1, "n": 63}, {"x": -5, "n": 100}, {"x": 0, "n": 1000},
+            {"x": BIG, "n": 1}, {"x": 2, "n": 200}, {"x": -1, "n": 63}, {"x": SMALLEST, "n": 0}]
+    said = _same_as_python(spark, uf.source("t", rows=rows).map(residue_of_shift))
+    assert said.startswith("rows where x << n leaves 64 bits run in Python"), said
+    said = _same_as_python(spark, uf.source("t", rows=rows).map(high_bit_set))
+    assert "where 1 << n leaves 64 bits" in said and "where x << 70 leaves 64 bits" in said, said
+    for bad in ({"x": 1, "n": -1}, {"x": None, "n": 3}, {"x": 3, "n": None}):
+        flow = uf.source("t", rows=rows + [bad]).map(residue_of_shift)
+        assert _error(flow, engine="reference") == _error(flow, spark=spark)
 
 
 def mean_rating(rows):

@@ -288,10 +288,12 @@ def test_native_errors_name_the_function_and_the_error(spark):
     assert "int_total" in str(caught.value) and "TypeError" in str(caught.value)
 
 
-def test_an_int_sum_past_64_bits_raises_instead_of_wrapping(spark):
+def test_an_int_sum_past_64_bits_is_refused_by_name_instead_of_wrapping(spark):
+    """The group runs in Python (its records lie past the sum's bound: `general_case`), whose
+    total no long column holds: refused, naming the field, never wrapped."""
     rows = [{**r, "i": 2**62} for r in _groups()]
     flow = uf.source("t", dataframe=_frame(spark, rows)).reduce(["k"], int_total)
-    with pytest.raises(UdfRuntimeError, match="overflow"):
+    with pytest.raises(UdfRuntimeError, match="total=9223372036854775808 .*does not fit"):
         flow.collect()
 
 

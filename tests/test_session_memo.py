@@ -124,3 +124,46 @@ def test_two_sources_over_one_file_in_a_plan_read_it_each(spark, tmp_path):
     flow = left.match(right, ("k", "k2"), lambda a, b: {"k": a["k"], "w": a["v"] + b["v2"]})
     for _ in range(2):
         assert sorted(r["w"] for r in flow.collect(spark=spark)) == [20, 40, 60]
+
+
+@pytest.mark.spark
+def test_expr_and_broadcast_are_pysparks_in_one_round_trip_each(spark, monkeypatch):
+    from py4j.clientserver import ClientServerConnection
+    from pyspark.sql import functions as F
+
+    from udflow.spark_backend import functions
+
+    df = spark.createDataFrame([(1, "x"), (None, "y")], "a BIGINT, b STRING")
+    functions.expr("a")  # the handle, looked up once per SparkContext
+    sent = []
+    original = ClientServerConnection.send_command
+    monkeypatch.setattr(ClientServerConnection, "send_command", lambda self, c: sent.append(c) or original(self, c))
+    column = functions.expr("coalesce(a, 0) + 1")
+    assert len(sent) == 1
+    monkeypatch.undo()
+    assert df.select(column).collect() == df.select(F.expr("coalesce(a, 0) + 1")).collect()
+    df.schema  # noqa: B018 - held by PySpark, it is handed on to the marked DataFrame
+    marked = functions.broadcast(df)
+    assert functions.broadcast(df) is marked and marked.schema == df.schema
+    assert "broadcast" in marked._jdf.queryExecution().analyzed().toString().lower()
+    assert sorted(marked.collect(), key=str) == sorted(df.collect(), key=str)
+
+
+def test_a_parquet_files_footers_are_read_once_per_version(tmp_path):
+    from udflow import field_types
+
+    folder = tmp_path / "t.parquet"
+    folder.mkdir()
+    _write_parquet(folder / "part-0.parquet", [1, 2])
+    source = uf.source("t", path=str(folder)).root
+    misses = field_types._parquet_types_read.cache_info().misses
+    first = field_types.source_field_types(source)
+    assert field_types.source_field_types(source) == first
+    assert field_types._parquet_types_read.cache_info().misses == misses + 1
+    assert first["k"].magnitude == 2 and not first["k"].nullable
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"k": [None, -7], "v": [0, 0]}), folder / "part-1.parquet")  # a new version
+    again = field_types.source_field_types(source)
+    assert again["k"].magnitude == 7 and again["k"].nullable

@@ -138,6 +138,18 @@ def _rows_types(rows, columns) -> dict[str, FieldType]:
 
 
 def _parquet_types(path: str) -> dict[str, FieldType]:
+    """Each column's FieldType from the files' schema and footers; read once per version of
+    the files (`sources.listing`): each lowering of a plan asks again."""
+    from udflow import sources
+
+    version = sources.listing(path)
+    if version is None:  # a tree too large to list: read afresh, never cached
+        return dict(_parquet_types_read.__wrapped__(path, None))
+    return dict(_parquet_types_read(path, version))
+
+
+@lru_cache(maxsize=256)
+def _parquet_types_read(path: str, version: Optional[tuple]) -> tuple:
     import pyarrow.dataset as ds
 
     dataset = ds.dataset(path, format="parquet")
@@ -148,7 +160,7 @@ def _parquet_types(path: str) -> dict[str, FieldType]:
         family = _arrow_family(f.type)
         magnitude = magnitudes.get(f.name) if family in MAGNITUDES else None
         out[f.name] = FieldType(family, nullable, magnitude)
-    return out
+    return tuple(out.items())
 
 
 MAGNITUDES = ("int", "decimal")  # the families whose largest magnitude the data may prove

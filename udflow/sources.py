@@ -90,6 +90,29 @@ def data_files(path: str) -> list[str]:
     )
 
 
+MAX_LISTED = 10_000  # a larger tree is not listed: listing it would cost what reading it does
+
+
+def listing(path: str) -> Optional[tuple]:
+    """Every entry under `path` as it is now (name, size, modification time, inode), the
+    version of the data a cached read or statistic of it is keyed by; None for a tree over
+    MAX_LISTED entries, or one that cannot be listed."""
+    entries = []
+    try:
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for name in sorted(files) + dirs:
+                stat = os.stat(os.path.join(root, name))
+                entries.append((os.path.relpath(os.path.join(root, name), path), stat.st_size,
+                                stat.st_mtime_ns, stat.st_ino))
+            if len(entries) > MAX_LISTED:
+                return None
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino, tuple(entries))
+
+
 def format_of(name: str, path: str, declared: Optional[str]) -> str:
     """The format of a source path, from `format=` or the files' extensions; refuses what
     neither engine reads, and a folder whose files disagree."""

@@ -18,6 +18,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from udflow.errors import collision_message
+from udflow.spark_backend import functions
 from udflow.spark_backend.udf import MarkedFailure, typed_message
 
 RENAMED = "__udflow_right_"
@@ -39,5 +40,5 @@ def refused(label: str, joined: DataFrame, shared: list) -> DataFrame:
     Catalyst neither folds it nor pushes it below the join, onto rows that do not pair."""
     marker = MarkedFailure(typed_message("FieldCollisionError", collision_message(label, shared[0]))).args[0]
     pin = "IF(spark_partition_id() < 0, '?', '')"
-    return joined.where(F.expr(f"raise_error(concat('{marker}', {pin})) IS NULL")) \
+    return joined.where(functions.expr(f"raise_error(concat('{marker}', {pin})) IS NULL")) \
         .drop(*[RENAMED + c for c in shared])

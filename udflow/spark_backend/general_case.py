@@ -38,9 +38,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from udflow.plan import Cross, Map, Match, Reduce
+from udflow.spark_backend import functions
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native_groups import Reduced
@@ -59,7 +59,7 @@ def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], R
     none. `encoder(schema)` encodes records of a Spark schema."""
     ran = run(df)
     normal = ran.normal
-    if normal is None or not set(normal.columns) <= set(df.columns):
+    if normal is None or not set(normal.reads) <= set(df.columns):
         return Ran(ran.frame, ran.nonnull)  # no split: its limits raise where they fire
     native = run(df.filter(normal.rows()))
     others = df.filter(normal.other_rows()).coalesce(1)
@@ -80,10 +80,14 @@ class GroupsNormal:
     groups: Optional[NormalCase]
 
     def describe(self) -> str:
-        bound = (self.rows or self.groups).bound
-        parts = [f"holding a record where {', '.join(self.rows.columns)}" if self.rows else "",
-                 "whose aggregated values" if self.groups else ""]
-        return f"groups {' or '.join(p for p in parts if p)} lie beyond ±2**{bound.bit_length() - 1} run in Python"
+        if not (self.rows and self.rows.conditions or self.groups and self.groups.conditions):
+            bound = (self.rows or self.groups).bound
+            parts = [f"holding a record where {', '.join(self.rows.columns)}" if self.rows else "",
+                     "whose aggregated values" if self.groups else ""]
+            return f"groups {' or '.join(p for p in parts if p)} lie beyond ±2**{bound.bit_length() - 1} run in Python"
+        parts = [f"holding a record {self.rows.where()}" if self.rows else "",
+                 f"whose aggregated row is {self.groups.where()}" if self.groups else ""]
+        return f"groups {' or '.join(p for p in parts if p)} run in Python"
 
 
 def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced], udf: Udf,
@@ -99,12 +103,14 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
         return Ran(reduced.frame, reduced.nonnull)
     inputs = tuple(c for c in normal.columns if c in df.columns)
     aggregated = tuple(c for c in normal.columns if c not in df.columns)
-    if not set(aggregated) <= set(reduced.aggregated.columns):
+    per_record = tuple(c for c in normal.conditions if set(c.reads) <= set(df.columns))
+    per_group = tuple(c for c in normal.conditions if c not in per_record)
+    if not set(aggregated) | {r for c in per_group for r in c.reads} <= set(reduced.aggregated.columns):
         return Ran(reduced.frame, reduced.nonnull)  # no split: its limits raise where they fire
-    rows = replace(normal, columns=inputs, datetimes=tuple(c for c in normal.datetimes if c in inputs)) \
-        if inputs else None
-    groups = replace(normal, columns=aggregated, datetimes=tuple(c for c in normal.datetimes if c in aggregated)) \
-        if aggregated else None
+    rows = replace(normal, columns=inputs, datetimes=tuple(c for c in normal.datetimes if c in inputs),
+                   conditions=per_record) if inputs or per_record else None
+    groups = replace(normal, columns=aggregated, datetimes=tuple(c for c in normal.datetimes if c in aggregated),
+                     conditions=per_group) if aggregated or per_group else None
     keys = _GroupKeys(node.key)
     python_keys = [keys.of(df.filter(rows.other_rows()))] if rows is not None else []
     if groups is not None:
@@ -113,7 +119,7 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
     python = python_keys[0] if len(python_keys) == 1 else python_keys[0].unionByName(python_keys[1])
     native = run(keys.without(df, python))
     schema = native.frame.schema
-    general = keys.within(df, python).groupBy(*[F.col(ident(k)) for k in node.key]).applyInArrow(
+    general = keys.within(df, python).groupBy(*[functions.expr(ident(k)) for k in node.key]).applyInArrow(
         executor.reduce_groups(udf, node.key, False, encoder(schema)), schema)
     return Ran(native.frame.unionByName(general), native.nonnull, GroupsNormal(rows, groups))
 
@@ -139,4 +145,4 @@ class _GroupKeys:
         return [PYTHON_KEY.format(i) for i in range(len(self.key))]
 
     def _on(self):
-        return F.expr(" AND ".join(f"{ident(k)} <=> {ident(n)}" for k, n in zip(self.key, self._names)))
+        return functions.expr(" AND ".join(f"{ident(k)} <=> {ident(n)}" for k, n in zip(self.key, self._names)))

@@ -1,6 +1,6 @@
 """Physical choices handed to Spark (`Flow.hints`, set by the cost model; docs/backend.md).
 
-    Match, Cross   "broadcast_left" / "broadcast_right": F.broadcast on that input
+    Match, Cross   "broadcast_left" / "broadcast_right": that input broadcast (`functions.broadcast`)
                    "shuffle": a sort-merge join (Spark's `shuffle_merge` hint)
     Reduce         "broadcast_kept": a native group filter broadcasts its kept keys to the
                    semi join (`native_groups.run_group_filter`)
@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Optional
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from udflow.errors import UdflowError
+from udflow.spark_backend import functions
 
 JOIN_HINTS = ("broadcast_left", "broadcast_right", "shuffle")
 REDUCE_HINTS = ("broadcast_kept",)  # a native group filter: broadcast its kept keys to the semi join
@@ -26,9 +26,9 @@ def hinted_inputs(label: str, left: DataFrame, right: DataFrame, hint: Optional[
     if hint is None:
         return left, right
     if hint == "broadcast_left":
-        return F.broadcast(left), right
+        return functions.broadcast(left), right
     if hint == "broadcast_right":
-        return left, F.broadcast(right)
+        return left, functions.broadcast(right)
     if hint == "shuffle":
         return left.hint("shuffle_merge"), right
     raise UdflowError(f"{label}: unknown join hint {hint!r}; use one of {', '.join(JOIN_HINTS)}")

@@ -63,7 +63,6 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BinaryType, StructField, StructType
 
@@ -71,7 +70,7 @@ from udflow.errors import UdflowError
 from udflow.fields import only_fields
 from udflow.physical import PhysicalPlan, Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
-from udflow.spark_backend import collisions, file_stats, general_case, native_groups, native_ops, scalar
+from udflow.spark_backend import collisions, file_stats, functions, general_case, native_groups, native_ops, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import cogroup_keys, determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
@@ -302,7 +301,7 @@ class Lowering:
 
     def match(self, node: Match, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, *self._hinted(node))
-        on = F.expr(" AND ".join(f"{ident(a)} = {ident(b)}" for a, b in zip(node.left_key, node.right_key)))
+        on = functions.expr(" AND ".join(f"{ident(a)} = {ident(b)}" for a, b in zip(node.left_key, node.right_key)))
         keys = frozenset(node.left_key) | frozenset(node.right_key)  # a None key matches nothing
         return self._pairs(node, left, right, lambda r: left.join(r, on, "inner"), key,
                            self._sides_nonnull(node) | keys)

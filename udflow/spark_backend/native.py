@@ -52,11 +52,10 @@ import dataclasses
 from typing import Optional
 
 from pyspark.sql import Column
-from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Call, Expr, Field, IfElse, Lit
-from udflow.spark_backend import (native_bits, native_calls, native_dates, native_math, native_spans,
+from udflow.spark_backend import (functions, native_bits, native_calls, native_dates, native_math, native_spans,
                                   native_tables, python_words, sql)
 from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_truth import Conditions
@@ -79,7 +78,7 @@ __all__ = ["NativeLowering", "NotNative", "Typed", "col", "family_of"]
 
 def col(name: str) -> Column:
     """A column by its exact name (dots and other characters included), in one JVM call."""
-    return F.expr(ident(name))
+    return functions.expr(ident(name))
 
 
 class NativeLowering(RaisingSql, Conditions):
@@ -93,10 +92,7 @@ class NativeLowering(RaisingSql, Conditions):
         # a numeric or datetime column's values in the normal case (`native_spans`), narrowed by the data's
         # `magnitudes` (`nullness.magnitudes_of`); a column computed in the operator itself
         # (a hidden term, an explosion's piece) is given its term's span, or None
-        magnitudes = magnitudes or {}
-        self.spans = {f.name: native_spans.Span.column(f.name, f.dataType, magnitudes.get(f.name))
-                      for f in schema.fields}
-        self.spans.update(spans or {})
+        self.spans = native_spans.ColumnSpans(self.fields, magnitudes or {}, spans or {})
         # the guards of what the native form holds, each a `native_spans.Limit` (shared by the
         # lowerings of one operator): the operator's normal case is chosen from them
         self.limits = [] if limits is None else limits
@@ -209,8 +205,15 @@ class NativeLowering(RaisingSql, Conditions):
         return Typed(value, family, nullable, not checked, decimal_of(f.dataType), self.spans.get(t.name))
 
     def _read(self, column: str, text: str) -> tuple[str, bool]:
-        """Reading `column` (as `text`), raising its checked errors first; whether it has any."""
-        checks = [(condition, self.error(message)) for condition, message in self.checked.get(column, ())]
+        """Reading `column` (as `text`), raising its checked errors first; whether it has any.
+        A check given a `native_spans.Limit` is a guard of what the native form holds (an int
+        sum past 64 bits): not written where the spans prove it never fires, else one of the
+        operator's limits, so that the groups past it run in Python (`general_case`)."""
+        checks = []
+        for condition, message, *limit in self.checked.get(column, ()):
+            error = self.cannot_hold(message, limit[0]) if limit else self.error(message)
+            if error is not None:
+                checks.append((condition, error))
         return self.guarded(checks, text), bool(checks)
 
     def _Item(self, t) -> Typed:

@@ -17,7 +17,9 @@ form raises, as every int operation does (`int overflow past 64 bits`). The trap
     x << n past 64 bits                    raise_error (int overflow past 64 bits): n >= 64 with
                                            x != 0, or shifting back does not give x again; with
                                            a constant n < 64, a limit: the rows whose x passes
-                                           the normal case's bound run in Python (`general_case`)
+                                           the normal case's bound run in Python (`general_case`);
+                                           with x and n columns or constants, the rows where the
+                                           shift leaves 64 bits run in Python (a row condition)
     0 << n for any n >= 0                  0 (Python too, however large n)
     Java masks a shift count to 6 bits     counts >= 63 never reach shiftright: x >> n is
     (shiftright(x, 64) is x)               -1 or 0 by x's sign there, as Python's floor
@@ -33,6 +35,7 @@ import operator
 from typing import Optional
 
 from udflow.bits import BITS, SHIFTS, Bits, Invert
+from udflow.expr import Field, Lit
 from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_spans import OVERFLOW
 from udflow.spark_backend.native_types import NotNative, Typed, as_number
@@ -60,7 +63,10 @@ def bits(low, t: Bits) -> Typed:
     count = sql.int_of_literal(n.sql)  # a constant count needs only the cases it can reach
     if count is None or count < 0:
         guards.append((f"({n.sql} < 0)", low.error(NEGATIVE_COUNT, x, n)))
-    cases, value = (_left_shift if t.op == "<<" else _right_shift)(low, x, n, count)
+    if t.op == "<<":
+        cases, value = _left_shift(low, x, n, count, _fits_where(t, x, n, count))
+    else:
+        cases, value = _right_shift(low, x, n, count)
     return Typed(low.guarded(guards + cases, value), "int", False, span=_shifted_span(t.op, x, count))
 
 
@@ -71,23 +77,45 @@ def _shifted_span(op: str, x: Typed, count) -> Optional[native_spans.Span]:
     return native_spans.arith("*" if op == "<<" else "//", x.span, native_spans.Span.between(2**count, 2**count))
 
 
-def _left_shift(low, x: Typed, n: Typed, count) -> tuple[list, str]:
+def _left_shift(low, x: Typed, n: Typed, count, fits: Optional[native_spans.RowCondition]) -> tuple[list, str]:
     """The cases of `x << n` for n >= 0, and the value past them: 0 stays 0; else n >= 64
     leaves the longs, and a smaller n does where shifting back does not give x again (a bit
     shifted out, or into the sign). With a constant count below 64 that guard is a limit of
-    what the native form holds (`native_spans`): the rows past it run in Python."""
+    what the native form holds (`native_spans`): the rows past it run in Python. Otherwise
+    the rows where `fits` fails do, where there is such a condition."""
+    beyond = native_spans.Limit.where(fits) if fits is not None else native_spans.Limit.unknown()
     cases = [(f"({x.sql} = 0)", literal(0))]
     if count is None or count >= WIDTH:
-        cases.append((f"({n.sql} >= {WIDTH})", low.error(OVERFLOW, x, n)))
+        cases.append((f"({n.sql} >= {WIDTH})", low.cannot_hold(OVERFLOW, beyond, x, n)))
         if count is not None:
             return cases, literal(0)  # not reached: every row took a case
     shifted = f"shiftleft({x.sql}, {_narrow(n, count)})"
-    limit = native_spans.fits_long(_shifted_span("<<", x, count)) if count is not None \
-        else native_spans.Limit.unknown()
+    limit = native_spans.fits_long(_shifted_span("<<", x, count)) if count is not None else beyond
     overflow = low.cannot_hold(OVERFLOW, limit, x, n)
     if overflow is not None:
         cases.append((f"(shiftright({shifted}, {_narrow(n, count)}) != {x.sql})", overflow))
     return cases, shifted
+
+
+def _fits_where(t: Bits, x: Typed, n: Typed, count) -> Optional[native_spans.RowCondition]:
+    """Where `x << n` by a count that is not a constant below 64 leaves no long, as a
+    condition on the input row, or None: only for operands read as they are (columns and
+    constants, whose SQL never raises). Null is a normal row (Python's TypeError is raised
+    natively); so is a negative count (its ValueError). The CASE keeps the count's cast to
+    an INT where it is in [0, 63]."""
+    operands = (t.left, t.right)
+    if not (x.leaf and n.leaf and all(isinstance(e, (Field, Lit)) for e in operands)) \
+            or count is not None and count < WIDTH:
+        return None
+    reads = tuple(e.name for e in operands if isinstance(e, Field))
+    if count is not None:
+        sql = f"({x.sql} = 0)"
+    else:
+        k = f"CAST({n.sql} AS INT)"
+        sql = (f"CASE WHEN {x.sql} = 0 OR {n.sql} < 0 THEN TRUE WHEN {n.sql} >= {WIDTH} THEN FALSE "
+               f"ELSE shiftright(shiftleft({x.sql}, {k}), {k}) = {x.sql} END")
+    shown = [e.name if isinstance(e, Field) else repr(e.value) for e in operands]
+    return native_spans.RowCondition(sql, reads, f"{shown[0]} << {shown[1]} leaves 64 bits")
 
 
 def _right_shift(low, x: Typed, n: Typed, count) -> tuple[list, str]:

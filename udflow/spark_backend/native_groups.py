@@ -64,12 +64,11 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.analysis.terms import never_raises
 from udflow.expr import Agg, BoolOp, Cmp, Expr, Field, First, GroupRows, IfElse, Lit, Tuple, transform
-from udflow.spark_backend import native_spans, nullness
+from udflow.spark_backend import functions, native_spans, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative, Typed, family_of
 from udflow.spark_backend.native_calls import power_of_ten
@@ -98,7 +97,7 @@ class Aggregated:
 
     alias: str
     columns: tuple  # ((name, SQL aggregate expression), ...) for .agg(...)
-    checks: tuple  # ((condition over the aggregated row, message), ...)
+    checks: tuple  # ((condition over the aggregated row, message[, its `native_spans.Limit`]), ...)
     nonnull: bool
     span: Optional[Span] = None  # an int value's, from its records' (`native_spans.group_sum`)
 
@@ -144,12 +143,12 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     if from_struct:
         fields = ", ".join(f"{literal(n)}, {ident(n)}" for n in from_struct)
         columns.append(f"first(named_struct({fields})) AS {FIRST}")
-    keys = [F.expr(ident(k)) for k in key + also]
-    grouped = df.groupBy(*keys).agg(*[F.expr(c) for c in columns]) if columns else df.groupBy(*keys).count()
+    keys = [functions.expr(ident(k)) for k in key + also]
+    grouped = df.groupBy(*keys).agg(*[functions.expr(c) for c in columns]) if columns else df.groupBy(*keys).count()
     helper = [name for a in lowered for name, _ in a.columns]
     one_row = select_expr(grouped, [ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts]
                           + [ident(c) for c in helper])
-    checks = {a.alias: [(ident(cond), message) for cond, message in a.checks] for a in lowered}
+    checks = {a.alias: [(ident(check[0]), *check[1:]) for check in a.checks] for a in lowered}
     # an error after the aggregation shows the group's key (as the Python path does), not the
     # copied record: a struct no one selects must stay prunable
     over_one_row = _over_one_row(model, {agg: a.alias for agg, a in zip(aggs, lowered)})
@@ -276,7 +275,8 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
         overflow = f"({total} > {INT_MAX} OR {total} < {INT_MIN})"
         return Aggregated(alias, ((alias, f"CASE WHEN {overflow} THEN NULL ELSE CAST({total} AS BIGINT) END"),
                                   (alias + "_big", overflow), *nulls),
-                          ((alias + "_big", "int overflow past 64 bits in sum"), *null_check), True)
+                          ((alias + "_big", native_spans.OVERFLOW + " in sum",
+                            native_spans.fits_long(native_spans.group_sum(x.span))), *null_check), True)
     if cond is not None:
         raise NotNative(f"{agg}: with an `if` that may leave no value Python's sum is the int 0")
     if x.family == "float":  # equal to Python's up to association (the float contract)
@@ -432,13 +432,14 @@ KEPT_KEY = "__udflow_kept_key{}"
 
 
 def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: str, nonnull: frozenset,
-                     broadcast: bool = False) -> tuple[DataFrame, frozenset]:
+                     broadcast: bool = False, magnitudes: Optional[dict] = None) -> Reduced:
     """The groups whose predicate holds, every record of them as it is: the predicate runs as
     a Reduce emitting the kept groups' keys (`run_reduce`), and a left semi join on the key
     (null-safe where the key may be None: None keys form a group, as in Python) keeps their
     records. `broadcast`: the cost model's choice (hint "broadcast_kept") to broadcast the
     kept keys; Spark's own size estimate of them is the product of the inputs' sizes when
-    the filter's input is a join, and would shuffle every record of it.
+    the filter's input is a join, and would shuffle every record of it. The predicate's
+    normal case is the filter's: the groups outside it run in Python (`general_case`).
 
         def buying(rows):                       df.join(
             rows = list(rows)                      df.groupBy(sid).agg(max(action = 'buy') AS a0)
@@ -447,18 +448,21 @@ def run_group_filter(df: DataFrame, key: tuple, model: GroupFilterModel, where: 
                 yield from rows
     """
     if isinstance(model.predicate, Lit):  # `yield from rows`: every group, or none, whole
-        return (df if model.predicate.value else df.where(F.lit(False))), nonnull
+        return Reduced(df if model.predicate.value else df.where("FALSE"), nonnull)
     names = [KEPT_KEY.format(i) for i in range(len(key))]
     kept = _keys_with_any(df, key, model.predicate, where, nonnull, names)
     if kept is None:
         emit = Emit(tuple((n, First(k)) for n, k in zip(names, key)), copies_input=False)
         keys = ReduceModel((Case(model.predicate, emit, model.line),), model.line)
-        kept = run_reduce(df, key, keys, where, nonnull).frame
+        kept = run_reduce(df, key, keys, where, nonnull, magnitudes=magnitudes)
+    else:
+        kept = Reduced(kept, frozenset())
     # `=` where the key is never None: the same rows as `<=>`, and a join Spark partitions
     # on the key itself, which a Reduce on it above then needs not shuffle again
     nullable = {f.name for f in df.schema.fields if f.nullable} - nonnull
     on = " AND ".join(f"{ident(k)} {'<=>' if k in nullable else '='} {ident(n)}" for k, n in zip(key, names))
-    return df.join(F.broadcast(kept) if broadcast else kept, F.expr(on), "left_semi"), nonnull
+    right = functions.broadcast(kept.frame) if broadcast else kept.frame
+    return Reduced(df.join(right, functions.expr(on), "left_semi"), nonnull, kept.normal, kept.aggregated)
 
 
 def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: frozenset, names: list):
@@ -482,7 +486,7 @@ def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
     """The Reduce natively from its model (`Reduced`); NotNative when it has no exact native
     form. `hint`: a Reduce's hint (`spark_backend.hints`), or None."""
     if isinstance(model, GroupFilterModel):
-        return Reduced(*run_group_filter(df, key, model, where, nonnull, broadcast=hint == "broadcast_kept"))
+        return run_group_filter(df, key, model, where, nonnull, hint == "broadcast_kept", magnitudes)
     if isinstance(model, ReduceModel):
         return run_reduce(df, key, model, where, nonnull, determined, magnitudes)
     raise NotNative(f"no native form for a {type(model).__name__}")

@@ -18,6 +18,7 @@ different types, is `NotNative` too: a DataFrame has one schema.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Optional
@@ -26,7 +27,7 @@ from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
-from udflow.spark_backend import nullness
+from udflow.spark_backend import native_spans, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import datetime_columns, decimal_of, family_of
@@ -130,7 +131,7 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
                            checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
                            python_calls=lowering.python_calls, computed_at=lowering.computed_at.items(),
-                           spans={**_carried(lowering, frame), **{hidden[n]: t.span for n, (t, _) in lowered.items()}},
+                           spans=ChainMap({hidden[n]: t.span for n, (t, _) in lowered.items()}, _carried(lowering, frame)),
                            limits=lowering.limits)
     if any(_spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
         return None  # read back, the column would be another Python type: keep the terms whole
@@ -257,7 +258,7 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     nonnull = lowering.nonnull | {ELEM} if model.split else lowering.nonnull - {ELEM}  # an item may be None
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, nonnull,
                                      shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
-                                     spans={**_carried(lowering, exploded), ELEM: None}, limits=lowering.limits)
+                                     spans=ChainMap({ELEM: None}, _carried(lowering, exploded)), limits=lowering.limits)
     pieces_lowering.line = model.line
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
         exploded = exploded.filter(pieces_lowering.predicate(model.guard))
@@ -310,10 +311,10 @@ def _quoted(sep: str) -> str:
     return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
 
 
-def _carried(lowering: NativeLowering, frame: DataFrame) -> dict:
+def _carried(lowering: NativeLowering, frame: DataFrame) -> native_spans.Restricted:
     """The spans of `frame`'s columns as the operator's input gave them (`native_spans`): a
     column computed on the way (a Python call's) has none of its own."""
-    return {name: lowering.spans.get(name) for name in frame.columns}
+    return native_spans.Restricted(lowering.spans, frame.columns)
 
 
 @dataclass(frozen=True)

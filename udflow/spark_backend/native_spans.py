@@ -25,6 +25,7 @@ meets them as Python would, natively.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -115,6 +116,48 @@ class Span:
         return Limit(tuple(not a <= value <= b for a, b in zip(self.lows, self.highs)), self.columns)
 
 
+class ColumnSpans(Mapping):
+    """Column name -> `Span.column` of it, each computed when first read: an operator over a
+    wide input (Q7's 48 joined columns) reads few of them, and a span costs 55 candidates'
+    arithmetic. `given` spans (a computed column's; the operator's input's) come first."""
+
+    def __init__(self, fields: dict, magnitudes: Mapping, given: Mapping):
+        self._fields, self._magnitudes, self._given = fields, magnitudes, given
+        self._made: dict = {}
+
+    def __getitem__(self, name: str) -> Optional[Span]:
+        if name in self._given:
+            return self._given[name]
+        if name not in self._made:
+            field = self._fields[name]  # KeyError for no such column, as a dict's
+            self._made[name] = Span.column(name, field.dataType, self._magnitudes.get(name))
+        return self._made[name]
+
+    def __iter__(self):
+        return iter(dict.fromkeys([*self._fields, *self._given]))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys([*self._fields, *self._given]))
+
+
+class Restricted(Mapping):
+    """`spans` read for `names` only, lazily (`ColumnSpans` computes what is read)."""
+
+    def __init__(self, spans: Mapping, names):
+        self._spans, self._names = spans, frozenset(names)
+
+    def __getitem__(self, name: str) -> Optional[Span]:
+        if name not in self._names:
+            raise KeyError(name)
+        return self._spans.get(name)
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 def either(a: Optional[Span], b: Optional[Span]) -> Optional[Span]:
     """The span of a value that is one of two terms' (a conditional's branches, `a or b`)."""
     return None if a is None else a.union(b)
@@ -201,12 +244,34 @@ def group_sum(x: Optional[Span]) -> Optional[Span]:
 
 
 @dataclass(frozen=True)
+class RowCondition:
+    """Where a guard the spans cannot bound never fires: `sql`, over the operator's input
+    columns `reads`, true on such rows (it never raises; null counts as true: a None operand
+    raises Python's TypeError natively). `says` is the guard in words, for `describe`."""
+
+    sql: str
+    reads: tuple
+    says: str
+
+    def holds(self) -> str:
+        return f"coalesce({self.sql}, TRUE)"
+
+
+@dataclass(frozen=True)
 class Limit:
     """A guard of what the native form holds: per candidate, whether the spans prove it never
-    fires, and the columns whose bound that assumes."""
+    fires, and the columns whose bound that assumes; or, for a guard no bound proves (`x << n`
+    with n a column), the `condition` on the rows where it never fires."""
 
     held: tuple
     columns: tuple
+    condition: Optional[RowCondition] = None
+
+    @staticmethod
+    def where(condition: RowCondition) -> "Limit":
+        """Held under every bound on the rows where `condition` holds; the others run in Python."""
+        n = len(CANDIDATES)
+        return Limit((True,) * n, (NONE,) * n, condition)
 
     @staticmethod
     def unknown() -> "Limit":
@@ -222,14 +287,16 @@ class Limit:
     def never(self) -> bool:
         """It holds whatever the data: under some candidate with no column's bound assumed (a
         smaller bound only narrows the spans)."""
-        return any(held and not columns for held, columns in zip(self.held, self.columns))
+        return self.condition is None and any(held and not columns for held, columns in zip(self.held, self.columns))
 
     def both(self, other: "Limit") -> "Limit":
+        assert self.condition is None and other.condition is None, "a row condition combines with no bound"
         return Limit(tuple(a and b for a, b in zip(self.held, other.held)),
                      tuple(x | y for x, y in zip(self.columns, other.columns)))
 
     def either(self, other: "Limit") -> "Limit":
         """Held where one of the two is (the cheaper assumption where both are)."""
+        assert self.condition is None and other.condition is None, "a row condition combines with no bound"
         held = tuple(a or b for a, b in zip(self.held, other.held))
         columns = tuple(min((c for h, c in ((a, x), (b, y)) if h), key=len, default=x | y)
                         for a, b, x, y in zip(self.held, other.held, self.columns, other.columns))
@@ -265,19 +332,26 @@ def not_minus_one(x: Optional[Span]) -> Limit:
 @dataclass(frozen=True)
 class NormalCase:
     """The rows the native form holds: every column of `columns` None or within ±`bound` (a
-    naive datetime: within `bound` microseconds of the epoch). `held` of the operator's
-    `limits` guards never fire on them."""
+    naive datetime: within `bound` microseconds of the epoch), and every row condition of a
+    guard no bound proves true (`conditions`). `held` of the operator's `limits` guards never
+    fire on them."""
 
     bound: int
     columns: tuple
     held: int
     limits: int
     datetimes: tuple = ()  # those of `columns` that hold naive datetimes
+    conditions: tuple = ()  # `RowCondition`s
+
+    @property
+    def reads(self) -> tuple:
+        """The input columns telling the normal rows apart."""
+        return tuple(dict.fromkeys([*self.columns, *(r for c in self.conditions for r in c.reads)]))
 
     def rows(self) -> str:
         """SQL true on the normal rows, false on the others (never null). A NaN is outside."""
         return conjunction("AND", [f"({ident(c)} IS NULL OR {ident(c)} BETWEEN {self._limits(c)})"
-                                   for c in self.columns])
+                                   for c in self.columns] + [c.holds() for c in self.conditions])
 
     def _limits(self, column: str) -> str:
         if column not in self.datetimes:
@@ -291,11 +365,15 @@ class NormalCase:
         return f"(NOT {self.rows()})"
 
     def describe(self) -> str:
-        names = ", ".join(self.columns)
-        bound = f"2**{self.bound.bit_length() - 1}"
-        unit = " (a datetime: microseconds from 1970)" if self.datetimes else ""
-        return (f"rows where {names} lie beyond ±{bound}{unit} run in Python "
-                f"({self.held} of {self.limits} native limits hold on the others)")
+        return f"rows {self.where()} run in Python ({self.held} of {self.limits} native limits hold on the others)"
+
+    def where(self) -> str:
+        """The rows outside, in words: "where a, b lie beyond ±2**31", "where x << n passes 64 bits"."""
+        parts = [f"where {c.says}" for c in self.conditions]
+        if self.columns:
+            unit = " (a datetime: microseconds from 1970)" if self.datetimes else ""
+            parts.insert(0, f"where {', '.join(self.columns)} lie beyond ±2**{self.bound.bit_length() - 1}{unit}")
+        return ", or ".join(parts)
 
 
 def normal_case(limits: list, datetimes: frozenset = frozenset()) -> Optional[NormalCase]:
@@ -308,7 +386,8 @@ def normal_case(limits: list, datetimes: frozenset = frozenset()) -> Optional[No
     scores = [sum(limit.held[k] for limit in live) for k in range(len(CANDIDATES))]
     k = scores.index(max(scores))
     columns = frozenset().union(*(limit.columns[k] for limit in live if limit.held[k])) - {DATA}
-    if not scores[k] or not columns:
+    conditions = tuple(dict.fromkeys(limit.condition for limit in live if limit.condition is not None))
+    if not scores[k] or not columns and not conditions:
         return None
     return NormalCase(CANDIDATES[k], tuple(sorted(columns)), scores[k], len(live),
-                      tuple(sorted(columns & datetimes)))
+                      tuple(sorted(columns & datetimes)), conditions)

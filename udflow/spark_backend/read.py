@@ -52,14 +52,11 @@ def _renamed(df: DataFrame, node: Source) -> DataFrame:
     return select_expr(df, [f"{ident(c)} AS {ident(node.prefix + c)}" for c in node.columns])
 
 
-MAX_LISTED = 10_000  # a larger tree is read afresh each time: listing it would cost what a read does
-
-
 def file_read(spark: SparkSession, node: Source) -> Optional[tuple]:
     """What a read of the source depends on: its format, columns, prefix and declared types,
     and every entry under its path as it is now (name, size, modification time, inode), or
     None where that is not known here (a remote file system, a Connect session, a tree
-    over MAX_LISTED entries).
+    over `sources.MAX_LISTED` entries).
 
     Each `collect()` or `to_spark()` lowers its plan afresh, and `spark.read` costs a
     round of JVM calls and a file listing per source (TPC-H Q7 reads six). A DataFrame is
@@ -67,28 +64,11 @@ def file_read(spark: SparkSession, node: Source) -> Optional[tuple]:
     same, the same DataFrame reads the same data."""
     if connect.is_connect(spark) or "://" in node.path or not _paths_are_local(spark):
         return None
-    listing = _listing(node.path)
+    listing = sources.listing(node.path)
     if listing is None:
         return None
     types = tuple(node.types) if node.format == "csv" else ()
     return (node.format, os.path.abspath(node.path), listing, tuple(node.columns), node.prefix, types)
-
-
-def _listing(path: str) -> Optional[tuple]:
-    entries = []
-    try:
-        for root, dirs, files in os.walk(path):
-            dirs.sort()
-            for name in sorted(files) + dirs:
-                stat = os.stat(os.path.join(root, name))
-                entries.append((os.path.relpath(os.path.join(root, name), path), stat.st_size,
-                                stat.st_mtime_ns, stat.st_ino))
-            if len(entries) > MAX_LISTED:
-                return None
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino, tuple(entries))
 
 
 def _read_parquet(spark: SparkSession, path: str) -> DataFrame:
