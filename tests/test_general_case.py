@@ -273,6 +273,30 @@ def test_a_dataframe_read_from_parquet_proves_its_columns_bound_a_computed_one_d
         assert _bag(rows) == _bag(flow.collect(engine="reference"))
 
 
+def test_a_small_csv_dataframe_proves_its_int_and_decimal_columns_bound(spark, tmp_path):
+    """A DataFrame read from a CSV file of at most 8 MiB: its values read by pyarrow with the
+    read's options and Spark's types prove each int and Decimal column's bound, as a Parquet
+    footer does; an option udflow does not read alike, or a value pyarrow reads otherwise,
+    proves nothing."""
+    from udflow.spark_backend.file_stats import dataframe_magnitudes
+
+    path = tmp_path / "t.csv"
+    path.write_text("k;a;d;s\n1;-70000000000;12.50;x\n2;;-3.25;y\n3;4;;z\n")
+    def read(file, **options):  # a DataFrameReader keeps the options set on it: one per read
+        reader = spark.read.option("header", "true").option("sep", ";")
+        return reader.options(**options).schema("k INT, a BIGINT, d DECIMAL(9,2), s STRING").csv(str(file))
+
+    assert dataframe_magnitudes(read(path).select("a", "d", "k")) == {"a": 70000000000, "d": Decimal("12.50"), "k": 3}
+    assert dataframe_magnitudes(read(path, multiLine="true")) == {}
+    malformed = tmp_path / "malformed.csv"
+    malformed.write_text("k;a;d;s\nx1;2;3;x\n")  # Spark reads null there; pyarrow refuses the file
+    assert dataframe_magnitudes(read(malformed)) == {}
+    flow = uf.source("t", dataframe=read(path)).map(lambda r: {**r, "y": (r["a"] or 0) * 3 // 2})
+    lowering, rows = _run(spark, flow)
+    assert flow.root.label not in lowering.general_cases  # 7e10 * 3 fits 64 bits: no split
+    assert _bag(rows) == _bag(flow.collect(engine="reference"))
+
+
 THRESHOLD = Decimal("1E+20")
 
 

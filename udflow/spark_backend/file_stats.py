@@ -1,4 +1,4 @@
-"""What a DataFrame source's Parquet files prove of its int and Decimal columns, read from their footers.
+"""What a DataFrame source's files prove of its int and Decimal columns: Parquet footers, small CSV files' values.
 
 A `dataframe=` source (`uf.from_spark`'s, or the user's own `spark.read.parquet(...)`)
 carries no statistics of its own; Spark's plan does say where a column comes from. A
@@ -9,6 +9,9 @@ minima and maxima bound it (`field_types.FieldType.magnitude`), as for a `path=`
 
     spark.read.parquet(p).filter("fare > 0").select("pickup_ts")   pickup_ts: the files' column
     spark.read.parquet(p).withColumn("pickup_ts", col("pickup_ts") * 1000)   computed: nothing
+
+A CSV relation's files, where they hold at most 8 MiB, are read by pyarrow with the read's
+options and Spark's types (`_csv_magnitudes`), as a small `path=` CSV source's are.
 
 A DataFrame that is exactly a Parquet read (`parquet_read`: a relation under projections
 that keep or rename its columns) is read by pyarrow where udflow needs its first records
@@ -28,7 +31,8 @@ from typing import Optional
 from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
                                LongType, ShortType, StringType)
 
-from udflow.field_types import MAGNITUDES, FieldType, distinct_in_files, parquet_magnitudes, source_field_types
+from udflow.field_types import (CSV_SCANNED, MAGNITUDES, FieldType, distinct_in_files, parquet_magnitudes,
+                                 source_field_types)
 from udflow.plan import Source
 from udflow.spark_backend import connect
 from udflow.spark_backend.parquet_schema import file_schema
@@ -53,26 +57,105 @@ def source_types(source: Source) -> dict[str, FieldType]:
 
 
 def dataframe_magnitudes(df) -> dict[str, int]:
-    """Column -> the largest magnitude the footers of the Parquet files it is read from prove."""
+    """Column -> the largest magnitude the Parquet footers, or the values of a small CSV
+    file (`csv_read_magnitudes`), of the files it is read from prove."""
     if connect.is_connect(df):
         return {}
     try:
         plan = df._jdf.queryExecution().analyzed()
         output = {a.name(): a.exprId().id() for a in _seq(plan.output())}
-        read = {}  # attribute id -> (file paths, file column)
+        proven = {}  # attribute id -> its magnitude in the files
         for leaf in _seq(plan.collectLeaves()):
             files = _parquet_files(leaf)
             if files:
-                read.update({a.exprId().id(): (files, a.name()) for a in _seq(leaf.output())})
+                in_files = parquet_magnitudes(files)
+                proven.update({a.exprId().id(): in_files.get(a.name()) for a in _seq(leaf.output())})
+            else:
+                proven.update(_csv_magnitudes(leaf))
     except Exception:  # noqa: BLE001 - a plan this walk does not read proves nothing
         return {}
-    out = {}
-    for name, attribute in output.items():
-        if attribute in read:
-            files, column = read[attribute]
-            magnitude = parquet_magnitudes(files).get(column)
-            if magnitude is not None:
-                out[name] = magnitude
+    return {name: proven[attribute] for name, attribute in output.items() if proven.get(attribute) is not None}
+
+
+# Spark's CSV options a read may set for its values to be read here as Spark reads them
+# (their defaults otherwise); any other option, and the file is not read
+CSV_OPTIONS = frozenset({"header", "sep", "delimiter", "quote", "escape", "nullvalue", "path", "paths",
+                         "inferschema", "enforceschema"})
+
+
+def _csv_magnitudes(leaf) -> dict:
+    """Attribute id -> the largest magnitude of an int or Decimal column of a CSV relation over
+    local files of at most CSV_SCANNED bytes, read by pyarrow with the relation's options and
+    Spark's types for its columns (by position, as Spark reads them with its schema); {} for
+    any other leaf, an option not in CSV_OPTIONS, or values pyarrow does not read as those
+    types. Like a Parquet column's statistics, a magnitude is the data's (`native_spans.DATA`):
+    the guards stay written, so files changed since raise rather than give a wrong value."""
+    files = _local_files(leaf, "CSV")
+    if not files:
+        return {}
+    relation = leaf.relation()
+    options = {str(k).lower(): str(v) for k, v in _scala_map(relation.options()).items()}
+    if set(options) - CSV_OPTIONS or not relation.partitionSchema().isEmpty():
+        return {}
+    columns = tuple((f.name(), f.dataType().simpleString()) for f in relation.dataSchema().fields())
+    try:
+        version = tuple((p, os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in files)
+    except OSError:
+        return {}
+    if sum(size for _, size, _ in version) > CSV_SCANNED:
+        return {}
+    found = dict(_csv_read_magnitudes(version, tuple(sorted(options.items())), columns))
+    return {a.exprId().id(): found.get(a.name()) for a in _seq(leaf.output())}
+
+
+@lru_cache(maxsize=64)
+def _csv_read_magnitudes(version: tuple, options: tuple, columns: tuple) -> tuple:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyarrow import csv
+
+    given = dict(options)
+    wanted = {name: _arrow_number(spark_type) for name, spark_type in columns}
+    wanted = {name: t for name, t in wanted.items() if t is not None}
+    if not wanted:
+        return ()
+    read = csv.ReadOptions(column_names=[name for name, _ in columns],
+                           skip_rows=1 if given.get("header", "false").lower() == "true" else 0)
+    parse = csv.ParseOptions(delimiter=given.get("sep", given.get("delimiter", ",")),
+                             quote_char=given.get("quote", '"'), escape_char=given.get("escape", "\\"))
+    convert = csv.ConvertOptions(column_types=wanted, include_columns=list(wanted),
+                                 null_values=[given.get("nullvalue", "")], strings_can_be_null=True)
+    try:
+        tables = [csv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+                  for path, _, _ in version]
+    except (pa.ArrowInvalid, OSError, ValueError):  # a value Spark reads otherwise (or as null): not proven
+        return ()
+    out = []
+    for name in wanted:
+        extremes = [pc.max(pc.abs(t.column(name))).as_py() for t in tables if t.num_rows]
+        if extremes and all(e is not None for e in extremes):
+            out.append((name, max(extremes)))
+    return tuple(out)
+
+
+def _arrow_number(spark_type: str):
+    """The Arrow type a CSV column of this Spark type is read as here, or None (not an int or Decimal)."""
+    import pyarrow as pa
+
+    ints = {"tinyint": pa.int8(), "smallint": pa.int16(), "int": pa.int32(), "bigint": pa.int64()}
+    if spark_type in ints:
+        return ints[spark_type]
+    if spark_type.startswith("decimal("):
+        precision, scale = (int(x) for x in spark_type[len("decimal("):-1].split(","))
+        return pa.decimal128(precision, scale)
+    return None
+
+
+def _scala_map(scala_map) -> dict:
+    out, entries = {}, scala_map.iterator()
+    while entries.hasNext():
+        entry = entries.next()
+        out[entry._1()] = entry._2()
     return out
 
 
@@ -178,10 +261,15 @@ def _seq(scala_seq) -> list:
 
 
 def _parquet_files(leaf) -> Optional[tuple]:
+    return _local_files(leaf, "Parquet")
+
+
+def _local_files(leaf, file_format: str) -> Optional[tuple]:
+    """The local files a relation of `file_format` ("Parquet", "CSV") reads, or None."""
     if leaf.getClass().getSimpleName() != "LogicalRelation":
         return None
     relation = leaf.relation()
-    if relation.getClass().getSimpleName() != "HadoopFsRelation" or str(relation.fileFormat()) != "Parquet":
+    if relation.getClass().getSimpleName() != "HadoopFsRelation" or str(relation.fileFormat()) != file_format:
         return None
     paths = tuple(relation.location().inputFiles())
     local = tuple(p[len("file:"):] if p.startswith("file:") else p for p in paths)
