@@ -127,6 +127,10 @@ def both(r):
     return {**r, "x": r["b"] & r["c"]}
 
 
+def shift_is_none(r):
+    return {**r, "x": (r["a"] >> r["n"]) is None}  # the shift raises before `is` is asked
+
+
 def plus_one(r):
     return {**r, "x": r["b"] + 1}
 
@@ -163,6 +167,7 @@ ERRORS = [  # (function, a, n, b, c, f): Python's error, natively in the same wo
     (left, 1, -1, True, True, 0.5),
     (right, -5, -1, True, True, 0.5),
     (left, None, -1, True, True, 0.5),  # TypeError before ValueError, as Python checks types first
+    (shift_is_none, 7, -1, True, True, 0.5),  # `is None` of a term that raises: not folded to False
     (both, 1, 1, True, None, 0.5),
     (plus_one, 1, 1, None, True, 0.5),
     (below_two, 1, 1, None, True, 0.5),

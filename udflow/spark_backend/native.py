@@ -330,12 +330,20 @@ class NativeLowering(RaisingSql, Conditions):
                      span=native_spans.either(body.span, orelse.span))
 
     def _IsNone(self, t) -> Typed:
-        x = self.lower(t.operand)
-        value = "TRUE" if x.family == "none" else (f"({x.sql} IS NULL)" if x.nullable else "FALSE")
+        """`x is None`. Python computes x first: where it may raise, its SQL is read, never
+        folded away (a raising term is nullable to Spark: its `raise_error` branch is, so
+        Catalyst keeps its IS NULL)."""
+        x, raises = self.lower_raising(t.operand)
+        if raises:
+            value = f"({x.sql} IS NULL)"
+        else:
+            value = "TRUE" if x.family == "none" else (f"({x.sql} IS NULL)" if x.nullable else "FALSE")
         return Typed(f"(NOT {value})" if t.negated else value, "bool", False)
 
     def _InValues(self, t) -> Typed:
-        x = self.lower(t.operand)
+        x, raises = self.lower_raising(t.operand)
+        if raises and not t.values:
+            raise NotNative("`in` of no values, over a term that may raise (Python computes it first)")
         found = [self._equality("==", x, self.lower(Lit(v))).sql for v in t.values]
         text = sql.conjunction("OR", found) if found else "FALSE"
         return Typed(f"(NOT {text})" if t.negated else text, "bool", False)
