@@ -98,11 +98,11 @@ def _left_shift(low, x: Typed, n: Typed, count, fits: Optional[native_spans.RowC
 
 
 def _fits_where(t: Bits, x: Typed, n: Typed, count) -> Optional[native_spans.RowCondition]:
-    """Where `x << n` by a count that is not a constant below 64 leaves no long, as a
-    condition on the input row, or None: only for operands read as they are (columns and
-    constants, whose SQL never raises). Null is a normal row (Python's TypeError is raised
-    natively); so is a negative count (its ValueError). The CASE keeps the count's cast to
-    an INT where it is in [0, 63]."""
+    """The rows where `x << n`, by a count that is not a constant below 64, fits a long, as a
+    condition on the input row; None unless both operands are read as they are (columns and
+    constants, whose SQL never raises). A None operand is a normal row (Python's TypeError
+    is raised natively); so is a negative count (its ValueError). The CASE casts the count
+    to an INT only where it is in [0, 63]."""
     operands = (t.left, t.right)
     if not (x.leaf and n.leaf and all(isinstance(e, (Field, Lit)) for e in operands)) \
             or count is not None and count < WIDTH:
