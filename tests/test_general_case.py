@@ -291,6 +291,9 @@ def test_a_small_csv_dataframe_proves_its_int_and_decimal_columns_bound(spark, t
     malformed = tmp_path / "malformed.csv"
     malformed.write_text("k;a;d;s\nx1;2;3;x\n")  # Spark reads null there; pyarrow refuses the file
     assert dataframe_magnitudes(read(malformed)) == {}
+    extreme = tmp_path / "extreme.csv"
+    extreme.write_text("k;a;d;s\n1;-9223372036854775808;0;x\n")  # |-2**63| is past the longs Arrow's abs keeps
+    assert dataframe_magnitudes(read(extreme))["a"] == 2**63
     flow = uf.source("t", dataframe=read(path)).map(lambda r: {**r, "y": (r["a"] or 0) * 3 // 2})
     lowering, rows = _run(spark, flow)
     assert flow.root.label not in lowering.general_cases  # 7e10 * 3 fits 64 bits: no split

@@ -175,14 +175,18 @@ def csv_magnitudes(name: str, path: str, types: tuple) -> dict:
     {} for a larger one, or one that does not read."""
     from udflow import sources
 
+    version = scanned_version(sources.data_files(path))
+    return {} if version is None else dict(_csv_magnitudes(name, path, types, version))
+
+
+def scanned_version(files) -> Optional[tuple]:
+    """(path, size, modification time) of each of `files`, the key a cached read of them is
+    kept by; None where one cannot be read, or where they hold more than CSV_SCANNED bytes."""
     try:
-        version = tuple((f, stat.st_size, stat.st_mtime_ns) for f in sources.data_files(path)
-                        for stat in (os.stat(f),))
+        version = tuple((f, stat.st_size, stat.st_mtime_ns) for f in files for stat in (os.stat(f),))
     except OSError:
-        return {}
-    if sum(size for _, size, _ in version) > CSV_SCANNED:
-        return {}
-    return dict(_csv_magnitudes(name, path, types, version))
+        return None
+    return version if sum(size for _, size, _ in version) <= CSV_SCANNED else None
 
 
 @lru_cache(maxsize=64)

@@ -31,7 +31,7 @@ from typing import Optional
 from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
                                LongType, ShortType, StringType)
 
-from udflow.field_types import (CSV_SCANNED, MAGNITUDES, FieldType, distinct_in_files, parquet_magnitudes,
+from udflow.field_types import (MAGNITUDES, FieldType, distinct_in_files, parquet_magnitudes, scanned_version,
                                  source_field_types)
 from udflow.plan import Source
 from udflow.spark_backend import connect
@@ -85,7 +85,7 @@ CSV_OPTIONS = frozenset({"header", "sep", "delimiter", "quote", "escape", "nullv
 
 def _csv_magnitudes(leaf) -> dict:
     """Attribute id -> the largest magnitude of an int or Decimal column of a CSV relation over
-    local files of at most CSV_SCANNED bytes, read by pyarrow with the relation's options and
+    local files of at most `field_types.CSV_SCANNED` bytes, read by pyarrow with the relation's options and
     Spark's types for its columns (by position, as Spark reads them with its schema); {} for
     any other leaf, an option not in CSV_OPTIONS, or values pyarrow does not read as those
     types. Like a Parquet column's statistics, a magnitude is the data's (`native_spans.DATA`):
@@ -98,11 +98,8 @@ def _csv_magnitudes(leaf) -> dict:
     if set(options) - CSV_OPTIONS or not relation.partitionSchema().isEmpty():
         return {}
     columns = tuple((f.name(), f.dataType().simpleString()) for f in relation.dataSchema().fields())
-    try:
-        version = tuple((p, os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in files)
-    except OSError:
-        return {}
-    if sum(size for _, size, _ in version) > CSV_SCANNED:
+    version = scanned_version(files)
+    if version is None:
         return {}
     found = dict(_csv_read_magnitudes(version, tuple(sorted(options.items())), columns))
     return {a.exprId().id(): found.get(a.name()) for a in _seq(leaf.output())}
@@ -131,10 +128,10 @@ def _csv_read_magnitudes(version: tuple, options: tuple, columns: tuple) -> tupl
     except (pa.ArrowInvalid, OSError, ValueError):  # a value Spark reads otherwise (or as null): not proven
         return ()
     out = []
-    for name in wanted:
-        extremes = [pc.max(pc.abs(t.column(name))).as_py() for t in tables if t.num_rows]
-        if extremes and all(e is not None for e in extremes):
-            out.append((name, max(extremes)))
+    for name in wanted:  # |min| and |max| in Python: Arrow's abs of -2**63 wraps
+        extremes = [v for t in tables if t.num_rows for v in pc.min_max(t.column(name)).values()]
+        if extremes and all(v.is_valid for v in extremes):
+            out.append((name, max(abs(v.as_py()) for v in extremes)))
     return tuple(out)
 
 
