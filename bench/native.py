@@ -13,6 +13,10 @@ newcomer's shop pipeline of issue 31 (examples/shop.py, whose "hand" variant is 
     hand        the query as a PySpark user writes it   df.collect()
                 (native where PySpark has it, F.udf for the rest: bench/native_hand.py
                 and each example's `hand_pyspark`)
+    udf         the user pipelines only: the same       df.collect()
+                steps as plain `F.udf`s, as a PySpark
+                user writes them first (each example's
+                `udf_pyspark`, which `from_spark` opens)
     sql         Q7 and Q15 only: the TPC-H query text   spark.sql(...).collect()
 
 Every variant ends in the same sink, `collect()` of its result rows to the driver; for
@@ -24,7 +28,7 @@ Each runs once untimed (warm-up, and the correctness check: every variant must
 return the bag the plan as written returns, floats within a relative 1e-9, Q15
 on its select list, or the benchmark reports the difference and exits 1), then
 `--runs` rounds in which every variant runs once, the order alternating between
-rounds; the median is reported. Ratios: optimized / hand, optimized / sql,
+rounds; the median is reported. Ratios: optimized / hand, optimized / udf, optimized / sql,
 python / optimized (what native lowering gains), written / optimized. Per
 pipeline, how many operators with a user function the chosen plan runs natively
 (`Lowering.native_labels`).
@@ -51,8 +55,8 @@ from examples import clickstream, documents, ratings, shop, taxi, text_mining, t
 from examples.user_data import bag_mismatch, rows_of
 from udflow.plan import CoGroup, Cross, Map, Match, Reduce
 
-VARIANTS = ("written", "optimized", "python", "hand", "sql")
-PAIRS = (("optimized", "hand"), ("optimized", "sql"), ("written", "optimized"))  # ratios also shown round by round
+VARIANTS = ("written", "optimized", "python", "hand", "udf", "sql")
+PAIRS = (("optimized", "hand"), ("optimized", "udf"), ("optimized", "sql"), ("written", "optimized"))  # ratios also shown round by round
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class Task:
     compare: Optional[tuple] = None  # fields compared (Q15: the select list); None: all of udflow's
     tpch: bool = False
     scale_factor: float = 1.0  # this task's scale relative to --user-scale
+    udf: Optional[Callable] = None  # (spark, data_dir) -> the pipeline written with F.udf
 
 
 TASKS = (
@@ -78,13 +83,14 @@ TASKS = (
     Task("text_mining", "text-mining-{scale}", text_mining.generate_data, text_mining.build_flow,
          native_hand.text_mining_hand, scale_factor=0.3),
     Task("ratings_movie", "ratings-{scale}", ratings.generate_data, lambda d: ratings.build_flow(d, "movie"),
-         lambda s, d: ratings.hand_pyspark(s, d, "movie")),
+         lambda s, d: ratings.hand_pyspark(s, d, "movie"), udf=lambda s, d: ratings.udf_pyspark(s, d, "movie")),
     Task("ratings_genre", "ratings-{scale}", ratings.generate_data, lambda d: ratings.build_flow(d, "genre"),
-         lambda s, d: ratings.hand_pyspark(s, d, "genre")),
-    Task("taxi", "taxi-{scale}", taxi.generate_data, taxi.build_flow, taxi.hand_pyspark),
+         lambda s, d: ratings.hand_pyspark(s, d, "genre"), udf=lambda s, d: ratings.udf_pyspark(s, d, "genre")),
+    Task("taxi", "taxi-{scale}", taxi.generate_data, taxi.build_flow, taxi.hand_pyspark, udf=taxi.udf_pyspark),
     # issue 31's newcomer: "hand" is the twin as that user writes it, F.udf and groupBy().agg
     Task("shop", "shop-{scale}", shop.generate_data, shop.build_flow, shop.twin_pyspark, scale_factor=4.0),
-    Task("documents", "documents-{scale}", documents.generate_data, documents.build_flow, documents.hand_pyspark),
+    Task("documents", "documents-{scale}", documents.generate_data, documents.build_flow, documents.hand_pyspark,
+         udf=documents.udf_pyspark),
 )
 
 
@@ -152,6 +158,8 @@ def variants(spark, task: Task, data_dir: str, flow, chosen) -> dict[str, Callab
         "python": lambda: chosen.collect(spark=spark, native=False, fields=task.compare),
         "hand": lambda: rows_of(task.hand(spark, data_dir).collect()),
     }
+    if task.udf is not None:
+        runs["udf"] = lambda: rows_of(task.udf(spark, data_dir).collect())
     if task.sql is not None:
         runs["sql"] = lambda: rows_of(task.sql(spark, data_dir).collect())
     return runs
@@ -218,7 +226,7 @@ def fmt(x: Optional[float], unit: str = "") -> str:
 
 def table(outcomes: list[Outcome]) -> str:
     head = (f"{'pipeline':<14} {'scale':>6} {'rows':>7} | " + " ".join(f"{v:>9}" for v in VARIANTS)
-            + f" | {'opt/hand':>8} {'opt/sql':>8} {'py/opt':>7} {'wr/opt':>7} | native")
+            + f" | {'opt/hand':>8} {'opt/udf':>8} {'opt/sql':>8} {'py/opt':>7} {'wr/opt':>7} | native")
     lines = [head, "-" * len(head)]
     for o in outcomes:
         cells = []
@@ -226,7 +234,8 @@ def table(outcomes: list[Outcome]) -> str:
             cells.append("ERROR" if v in o.errors else "DIFFERS" if v in o.mismatches else fmt(o.median(v), "s"))
         lines.append(
             f"{o.task:<14} {o.scale:>6g} {o.rows:>7} | " + " ".join(f"{c:>9}" for c in cells)
-            + f" | {fmt(o.ratio('optimized', 'hand'), 'x'):>8} {fmt(o.ratio('optimized', 'sql'), 'x'):>8}"
+            + f" | {fmt(o.ratio('optimized', 'hand'), 'x'):>8} {fmt(o.ratio('optimized', 'udf'), 'x'):>8}"
+            f" {fmt(o.ratio('optimized', 'sql'), 'x'):>8}"
             f" {fmt(o.ratio('python', 'optimized'), 'x'):>7} {fmt(o.ratio('written', 'optimized'), 'x'):>7}"
             f" | {len(o.native)}/{len(o.udf_operators)}")
     return "\n".join(lines)
@@ -272,7 +281,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tasks", default=",".join(t.name for t in TASKS))
     parser.add_argument("--variants", default=",".join(VARIANTS),
-                        help="a subset of written,optimized,python,hand,sql (the first is the reference bag)")
+                        help="a subset of written,optimized,python,hand,udf,sql (the first is the reference bag)")
     parser.add_argument("--data-root", default="data")
     parser.add_argument("--quick", action="store_true", help="TPC-H 0.01, user scale 0.01, one run")
     parser.add_argument("--out", default="bench/results")
@@ -322,7 +331,8 @@ def main(argv=None) -> int:
         "pipelines": [
             {"task": o.task, "scale": o.scale, "rows": o.rows, "times": o.times,
              "median": {v: o.median(v) for v in o.times},
-             "ratios": {"optimized/hand": o.ratio("optimized", "hand"), "optimized/sql": o.ratio("optimized", "sql"),
+             "ratios": {"optimized/hand": o.ratio("optimized", "hand"), "optimized/udf": o.ratio("optimized", "udf"),
+                        "optimized/sql": o.ratio("optimized", "sql"),
                         "python/optimized": o.ratio("python", "optimized"),
                         "written/optimized": o.ratio("written", "optimized")},
              "paired": {f"{a}/{b}": found for a, b in PAIRS if (found := o.paired(a, b))},

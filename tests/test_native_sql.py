@@ -253,6 +253,48 @@ def test_a_reduce_groups_by_the_fields_its_key_determines(spark, group_filter):
     assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
 
 
+def words_of_post(r):
+    for w in r["text"].split():
+        yield {"post": r["post"], "author": r["author"], "word": w}
+
+
+def words_with_marked_author(r):
+    for w in r["text"].split():
+        yield {"post": r["post"], "author": r["author"] + "!", "word": w}
+
+
+def words_keyed_by_word(r):
+    for w in r["text"].split():
+        yield {"post": w, "author": r["author"], "word": w}
+
+
+def post_summary(rows):
+    rows = list(rows)
+    yield {"post": rows[0]["post"], "author": rows[0]["author"], "words": len(rows)}
+
+
+@pytest.mark.parametrize("fn, determined", [
+    (words_of_post, True),
+    (words_with_marked_author, False),  # a changed field: one value per group still, but not proven
+    (words_keyed_by_word, False),  # the key itself is written
+], ids=["copied", "changed", "key-written"])
+def test_a_key_determines_the_fields_a_map_copies(spark, fn, determined):
+    """`post` is the source's key; a Map emitting several records per post copies `author`
+    unchanged into each, so the Reduce groups by (post, author) instead of taking `author`
+    from one record (`first`, which Spark only sort-aggregates)."""
+    from udflow.spark_backend.grouping import determined_fields
+
+    posts = spark.createDataFrame([(1, "ann", "a b c"), (2, "bob", "d e"), (3, "ann", "f")],
+                                  "post long, author string, text string")
+    flow = uf.source("posts", dataframe=posts, key=["post"]).map(fn).reduce(["post"], post_summary)
+    assert (determined_fields(flow.root.input, ("post",)) == {"author"}) == determined
+    lowering = Lowering(spark, flow.physical())
+    plan = lowering.typed(flow.root)._jdf.queryExecution().executedPlan().toString()
+    assert flow.root.label in lowering.native_labels, lowering.python_reasons
+    assert ("first(" not in plan) == determined
+    assert _outcome(flow, spark, True) == _outcome(flow, spark, False)
+
+
 def busiest(rows):
     rows = list(rows)
     yield {**rows[0], "v": max(r["v"] for r in rows), "n": len(rows)}

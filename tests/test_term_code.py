@@ -13,7 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.test_native_differential import RECORDS, bit_terms, python_outcome, same, table_terms, terms, typed_terms
-from udflow.expr import Arith, BoolOp, Call, Contains, Field, IfElse, Lit
+from udflow.expr import Arith, BoolOp, Call, Contains, Elem, Field, IfElse, InValues, Lit, Tuple
+from udflow.helper_calls import HelperCall
+from udflow.pieces import Pieces
 from udflow.term_code import ATTRIBUTES, METHODS, python_function
 
 
@@ -70,3 +72,57 @@ def test_a_method_spelled_as_code_is_the_function_evaluate_calls(name):
     term = Call(name, (Field("x"),))
     for value in SAMPLES:
         assert agree(python_outcome(term, {"x": value}), compiled_outcome(term, {"x": value})), (name, value)
+
+
+def _twice(term):
+    """Terms holding `term` twice or more, in the places where a copy may or may not reuse
+    the first computation: both operands, a later operand of `or`, both branches."""
+    return st.sampled_from([
+        Tuple((term, term)),
+        BoolOp("or", (term, term)),
+        Tuple((BoolOp("and", (Field("a"), term)), term)),
+        IfElse(term, Tuple((term,)), term),
+        IfElse(Field("a"), term, Tuple((term, term))),
+    ])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(term=st.one_of(terms, typed_terms, table_terms).flatmap(_twice))
+def test_a_repeated_subterm_computed_once_agrees_with_evaluate(term):
+    """A subterm held twice is computed once where its first computation surely came first,
+    and again where it may not have (a later operand of `and`, one branch of a conditional)."""
+    for record in RECORDS:
+        python, compiled = python_outcome(term, record), compiled_outcome(term, record)
+        assert agree(python, compiled), (str(term), record, python, compiled)
+
+
+def test_a_repeated_subterm_is_computed_once():
+    calls = []
+
+    def seen(x):
+        calls.append(x)
+        return x * 2
+
+    doubled = HelperCall("seen", seen, (Field("a"),))
+    run = python_function(Tuple((doubled, Arith("+", doubled, Lit(1)))), ["a"])
+    assert run(3) == (6, 7) and calls == [3]
+    calls.clear()
+    only_if = python_function(Tuple((BoolOp("and", (Field("a"), doubled)), doubled)), ["a"])
+    assert only_if(0) == (0, 0) and calls == [0]  # `and` stopped before the first copy: the second computes it
+
+
+PUNCTUATION = Lit("!?.,")
+WORD = Call("str.lower", (Call("str.strip", (Elem(), PUNCTUATION)),))
+TOKENS = Pieces(Field("text"), None, True, BoolOp("and", (WORD, InValues(WORD, ("the", "a"), negated=True))),
+                Tuple((WORD, Call("len", (WORD,)))))
+
+
+@pytest.mark.parametrize("text", ["The cat, the HAT!", "", "  ", "a\u2028b\x1cc", None, 7, "İ."])
+def test_an_explosions_pieces_compile_to_the_list_evaluate_builds(text):
+    """`udflow.pieces.Pieces`: a list comprehension with Python's split, the guard before
+    the item on each piece, the word computed once per piece; None or an int raise
+    AttributeError before any piece, as `.split` does."""
+    record = {"text": text}
+    assert agree(python_outcome(TOKENS, record), compiled_outcome(TOKENS, record)), text
+    over_items = Pieces(Field("text"), None, False, None, Call("len", (Elem(split=False),)))
+    assert agree(python_outcome(over_items, record), compiled_outcome(over_items, record)), text

@@ -19,15 +19,28 @@ operation `evaluate` performs for it, in the same order:
     InValues, Item, Tuple `a in (...)`, `a[i]`, `(a, b)`
     Call, HelperCall      the method or attribute (`s.upper()`, `d.year`), else the callable
                           `evaluate` calls (`FUNCTIONS[name]`, the user's helper)
-    TableGet              `table.get(key, default)` on the snapshot
+    TableGet, InTable     `table.get(key, default)`, `key in table` on the snapshot
+    Pieces, Elem          a list comprehension over the pieces (`udflow.pieces`), its loop
+                          variable
 
 Any other node (an aggregate's parts, a node defined elsewhere) is evaluated by `evaluate`
 over a record of the parameters, so every term compiles and none changes meaning.
+
+A subterm the term holds more than once is computed once where that is sure to come
+first (`(s0 := x.strip(P).lower()) and s0 not in STOP`): the analysis inlines the user's
+local names, so `word = raw.strip(P).lower()` read three times is three copies. Terms
+are pure, so one computation is as good as three, and the first to raise raises first.
+A copy reuses the name only where the binding is surely evaluated before it: along the
+operands Python always evaluates, in its order (an `IfElse`'s test before its branches);
+a binding inside a branch, a later operand of `and`/`or`, or a comprehension's loop is
+forgotten once that part is left.
 """
 
 from __future__ import annotations
 
 import operator
+from collections import Counter
+from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
 from udflow.expr import (
@@ -38,6 +51,8 @@ from udflow.expr import (
     BoolOp,
     Call,
     Cmp,
+    ELEM,
+    Elem,
     Evaluated,
     Expr,
     Field,
@@ -53,7 +68,8 @@ from udflow.expr import (
     evaluate,
 )
 from udflow.helper_calls import HelperCall
-from udflow.tables import TableGet
+from udflow.pieces import Pieces
+from udflow.tables import InTable, TableGet
 
 # calls `FUNCTIONS` defines as a method or attribute looked up on the first argument, spelled so
 # (`r.upper()` looks `upper` up on r as `FUNCTIONS["str.upper"]` does: None raises the same
@@ -74,7 +90,7 @@ INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.trued
 def python_function(term: Expr, names: Sequence[str]) -> Callable[..., Any]:
     """`lambda *values: evaluate(term, dict(zip(names, values)))`, as one compiled function.
     `names`: the fields the term reads, in the order of the function's parameters."""
-    writer = _Writer(tuple(names))
+    writer = _Writer(tuple(names), _repeated(term))
     body = writer.code(term)
     source = f"def term({', '.join(writer.params.values())}):\n    return {body}\n"
     # a module name, or pickling the function for Spark's workers searches every loaded module
@@ -84,13 +100,33 @@ def python_function(term: Expr, names: Sequence[str]) -> Callable[..., Any]:
     return namespace["term"]
 
 
-class _Writer:
-    """Writes a term's Python expression text; the values it cannot spell are bound by name."""
+def _repeated(term: Expr) -> frozenset:
+    """The subterms `term` holds more than once, but for the leaves (a name already)."""
+    counts = Counter(t for t in term.walk() if not isinstance(t, (Field, Lit, Elem)))
+    return frozenset(t for t, n in counts.items() if n > 1)
 
-    def __init__(self, names: tuple):
+
+class _Writer:
+    """Writes a term's Python expression text, its parts in the order Python evaluates them;
+    the values it cannot spell are bound by name."""
+
+    def __init__(self, names: tuple, repeated: frozenset = frozenset()):
         self.names = names
         self.params = {name: f"v{i}" for i, name in enumerate(names)}  # a field -> its parameter
         self.bound: dict[str, Any] = {}
+        self.elem = None  # inside a `Pieces` comprehension: its loop variable
+        self.repeated = repeated
+        self.computed: dict[Expr, str] = {}  # a repeated subterm -> the name surely holding it here
+        self.may_bind = True  # False in a comprehension's iterable, where `:=` is not allowed
+
+    @contextmanager
+    def branch(self):
+        """A part Python may not evaluate: what it binds is forgotten after it."""
+        before = dict(self.computed)
+        try:
+            yield
+        finally:
+            self.computed = before
 
     def bind(self, prefix: str, value) -> str:
         name = f"{prefix}{len(self.bound)}"
@@ -98,8 +134,14 @@ class _Writer:
         return name
 
     def code(self, t: Expr) -> str:
+        if t in self.computed:
+            return self.computed[t]
         writer = getattr(self, f"_{type(t).__name__}", None)
-        return writer(t) if writer is not None and type(t).__module__ in _KNOWN_MODULES else self._other(t)
+        text = writer(t) if writer is not None and type(t).__module__ in _KNOWN_MODULES else self._other(t)
+        if t not in self.repeated or not self.may_bind:
+            return text
+        name = self.computed[t] = f"s{len(self.computed)}_{len(self.bound)}"
+        return f"({name} := {text})"
 
     def _Field(self, t: Field) -> str:
         return self.params[t.name]
@@ -129,10 +171,18 @@ class _Writer:
         return f"(not {self.code(t.operand)})"
 
     def _BoolOp(self, t: BoolOp) -> str:
-        return "(" + f" {t.op} ".join(self.code(v) for v in t.values) + ")"
+        first = self.code(t.values[0])
+        with self.branch():  # each later operand runs only after the ones before it
+            rest = [self.code(v) for v in t.values[1:]]
+        return "(" + f" {t.op} ".join([first, *rest]) + ")"
 
     def _IfElse(self, t: IfElse) -> str:
-        return f"({self.code(t.body)} if {self.code(t.test)} else {self.code(t.orelse)})"
+        test = self.code(t.test)
+        with self.branch():
+            body = self.code(t.body)
+        with self.branch():
+            orelse = self.code(t.orelse)
+        return f"({body} if {test} else {orelse})"
 
     def _IsNone(self, t: IsNone) -> str:
         return f"({self.code(t.operand)} is {'not ' if t.negated else ''}None)"
@@ -164,10 +214,35 @@ class _Writer:
         table = self.bind("t", t.table.python())
         return f"{table}.get({self.code(t.key)}, {self.code(t.default)})"
 
+    def _InTable(self, t: InTable) -> str:
+        return f"({self.code(t.operand)} {'not in' if t.negated else 'in'} {self.bind('t', t.table.python())})"
+
+    def _Pieces(self, t: Pieces) -> str:
+        # the first iterable of a comprehension is evaluated once, in the enclosing scope
+        self.may_bind, may_bind = False, self.may_bind
+        try:
+            source = self.code(t.source)
+        finally:
+            self.may_bind = may_bind
+        pieces = f"{source}.split({self.bind('c', t.sep)})" if t.split else source
+        outer, self.elem = self.elem, f"e{len(self.bound)}"
+        try:
+            with self.branch():  # per piece: the item runs after the guard held
+                guard = "" if t.guard is None else f" if {self.code(t.guard)}"
+                return f"[{self.code(t.item)} for {self.elem} in {pieces}{guard}]"
+        finally:
+            self.elem = outer
+
+    def _Elem(self, t: Elem) -> str:
+        if self.elem is None:
+            raise ValueError("an explosion's piece outside the loop over its pieces")
+        return self.elem
+
     def _other(self, t: Expr) -> str:
-        names = self.names
+        names = self.names + ((ELEM,) if self.elem is not None else ())
         run = self.bind("x", lambda *values: evaluate(t, dict(zip(names, values))))
-        return f"{run}({', '.join(self.params[n] for n in names)})"
+        args = [self.params[n] for n in self.names] + ([self.elem] if self.elem is not None else [])
+        return f"{run}({', '.join(args)})"
 
 
-_KNOWN_MODULES = frozenset({"udflow.expr", "udflow.helper_calls", "udflow.tables"})
+_KNOWN_MODULES = frozenset({"udflow.expr", "udflow.helper_calls", "udflow.tables", "udflow.pieces"})

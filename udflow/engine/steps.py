@@ -23,9 +23,10 @@ A Python step's records leave it as columns when the function writes no field
 and keeps only fields its input has (a filter, a projection); otherwise pickled.
 
 A model's call with no exact native form runs as Python inside the native plan
-where it stands in a row function's field (`spark_backend.python_calls`); inside
-an explosion, a group filter or an aggregate's argument it keeps the whole
-operator in Python.
+where it stands in a row function's field (`spark_backend.python_calls`); on an
+explosion's pieces, the list of what the pieces give is built by Python once per
+record and exploded natively (`pieces_in_python`); inside a group filter or an
+aggregate's argument it keeps the whole operator in Python.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ from typing import Optional, Sequence
 from udflow.analysis.model import ExplodeModel, GroupFilterModel, RecordModel, ReduceModel, case_terms
 from udflow.expr import Agg, Call, Elem
 from udflow.fields import group_projection, output_fields, properties_of, read_projection
+from udflow.engine.pieces_in_python import pieces_in_python
 from udflow.helper_calls import HelperCall
 from udflow.physical import PhysicalPlan, Step
+from udflow.pieces import Pieces
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
 from udflow.spark_backend.native_math import field_contracts
@@ -93,7 +96,12 @@ def _step(node: Node, inputs: Sequence[Step], strategy: str, native: bool) -> St
         return _because(fallback, f"not analysed ({type(exc).__name__})")
     if props.model is None:
         return _because(fallback, props.model_reason or "no model")
-    blocked, in_python = python_only_calls(props.model)
+    model = props.model
+    blocked, in_python = python_only_calls(model)
+    if blocked is not None and isinstance(model, ExplodeModel):
+        rewritten = pieces_in_python(model)
+        if rewritten is not None and python_only_calls(rewritten)[0] is None:
+            model, (blocked, in_python) = rewritten, python_only_calls(rewritten)
     if blocked is not None:
         return _because(fallback, blocked)
     if not native:
@@ -101,7 +109,7 @@ def _step(node: Node, inputs: Sequence[Step], strategy: str, native: bool) -> St
     if not isinstance(node, (Match, Cross)) and inputs[0].pickled:
         return _because(fallback, PICKLED_INPUT)
     return Step(label, "native", python_terms=tuple(in_python), fallback=fallback, strategy=strategy,
-                model=props.model)
+                model=model)
 
 
 def _because(step: Step, reason: str) -> Step:
@@ -167,10 +175,15 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
     case tables differ), an explosion's source included. Inside an aggregate's argument,
     and over an explosion's pieces, every such call keeps the operator in Python: each
     piece would cross to Python and back once per call, which measured slower than the
-    whole function in Python (documents' tokenizer: 9.4 s against 5.2 s)."""
+    whole function in Python (documents' tokenizer: 9.4 s against 5.2 s); the caller
+    then tries the pieces' list as one Python term (`pieces_in_python`), which this
+    counts as Python inside the plan."""
     in_python = []
     for line, term, contract in _terms_and_contracts(model):
         for t, in_aggregate in _calls(term):
+            if isinstance(t, Pieces):
+                in_python.append(f"the pieces of the explosion, as one list per record (line {line})")
+                continue
             helper = isinstance(t, HelperCall)
             if t in contract or not helper and t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
                 continue
@@ -205,7 +218,9 @@ def _terms_and_contracts(model):
 
 def _calls(term, in_aggregate: bool = False):
     """(call, whether it is inside an aggregate's argument) for every call in `term`."""
-    if isinstance(term, (Call, HelperCall)):
+    if isinstance(term, (Call, HelperCall, Pieces)):
         yield term, in_aggregate
+    if isinstance(term, Pieces):  # computed whole by Python (`pieces_in_python`)
+        return
     for child in term.children():
         yield from _calls(child, in_aggregate or isinstance(term, Agg))

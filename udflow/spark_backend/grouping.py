@@ -7,11 +7,14 @@ from one record of the group (`first(struct(...))`, which Spark cannot hash-aggr
         Source(zones, key=zone_id)          throughout the group, so groupBy(pickup_zone,
                                             zone_id, borough, zone) makes the same groups
 
-A side of a concatenating Match is determined when it is a source joined on exactly its
-declared key and the join fields of either side lie in the Reduce's key. Filters and Reduces
-that keep or drop whole groups (`forwards_groups`) above the Match keep records unchanged and
-are looked through: a subset of the records keeps every dependency. Anything else ends the
-search.
+Functional dependencies, followed down the plan: a source's declared key determines its
+fields; a Map keeps the dependencies among the fields it copies unchanged (each record it
+emits, one or many, holds one input record's values of them: `{**r, "token": t}` per
+word of `r`); a concatenating Match keeps each side's, and a side's join fields determine
+that side where they determine its fields (joined on a source's key) and the other side's
+join fields are determined. Filters and Reduces that keep or drop whole groups
+(`forwards_groups`) keep records unchanged: a subset of the records keeps every
+dependency. Anything else determines nothing but the key itself.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, FloatType, StructType
 
-from udflow.fields import properties_of
+from udflow.fields import output_fields, properties_of
 from udflow.plan import CoGroup, Map, Match, Node, Reduce, Source
 from udflow.spark_backend.native import col
 from udflow.spark_backend.schema import common_key_type
@@ -28,17 +31,48 @@ from udflow.spark_backend.schema import common_key_type
 
 def determined_fields(node: Node, key: tuple) -> frozenset:
     """Fields of `node`'s records that hold one value throughout each group of `key`."""
+    return frozenset(_determined(node, frozenset(key))) - set(key)
+
+
+def _determined(node: Node, key: frozenset) -> frozenset:
+    """The fields of `node` that `key` (a set of its fields) determines, `key` included."""
     while _keeps_records(node):
         node = node.input
-    if not isinstance(node, Match) or node.fn is not None:
+    if isinstance(node, Source):
+        return frozenset(node.fields) if node.key is not None and set(node.key) <= key else key
+    if isinstance(node, Map):
+        unchanged = _unchanged(node)
+        return _determined(node.input, key) & unchanged if key <= unchanged else key
+    if isinstance(node, Match) and node.fn is None:
+        return _determined_by_join(node, key)
+    return key
+
+
+def _determined_by_join(node: Match, key: frozenset) -> frozenset:
+    """A joined record is a left and a right record: each side's fields that its share of
+    `key` determines, and a side's fields that its join fields determine where the other
+    side's join fields are determined."""
+    sides = []
+    for side in (node.left, node.right):
+        fields = output_fields(side)
+        if fields is None:
+            return key
+        sides.append(_determined(side, key & fields))
+    out = key | sides[0] | sides[1]
+    pairs = ((node.left, node.left_key, node.right_key), (node.right, node.right_key, node.left_key))
+    for side, side_key, other_key in pairs:
+        if set(other_key) <= out:
+            out |= _determined(side, frozenset(side_key))
+    return out
+
+
+def _unchanged(node: Map) -> frozenset:
+    """The fields every record the Map emits copies unchanged from its input record."""
+    try:
+        props = properties_of(node)
+    except Exception:  # noqa: BLE001 - not analysed: it may change anything
         return frozenset()
-    out: set = set()
-    sides = ((node.right, node.right_key, node.left_key), (node.left, node.left_key, node.right_key))
-    for side, side_key, other_key in sides:
-        joined_on_key = isinstance(side, Source) and side.key is not None and set(side.key) == set(side_key)
-        if joined_on_key and (set(other_key) <= set(key) or set(side_key) <= set(key)):
-            out |= set(side.fields)
-    return frozenset(out) - set(key)
+    return frozenset(props.output_fields or ()) - props.writes
 
 
 def _keeps_records(node: Node) -> bool:

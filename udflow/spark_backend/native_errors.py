@@ -49,11 +49,12 @@ class RaisingSql:
             chunks += ["'.'", literal(b64("\n  operands: ")), "'.'", _base64_json(values)]
         return self._raise(chunks)
 
-    def raised(self, encoded: str) -> str:
+    def raised(self, encoded: str, with_line: bool = True) -> str:
         """SQL that raises a message computed at run time (`encoded`: SQL of its text in base64,
-        e.g. Python's own words for an error `python_calls` caught), marked as `error` marks."""
+        e.g. Python's own words for an error `python_calls` caught), marked as `error` marks;
+        `with_line` False where the text names its line itself."""
         self.guards_made += 1
-        at = f" (line {self.line})" if self.line else ""
+        at = f" (line {self.line})" if self.line and with_line else ""
         return self._raise([literal(b64(f"{self.where} raised ")), "'.'", encoded, "'.'",
                             literal(b64(f"{at}\n  record: ")), "'.'", self._record_text()])
 

@@ -335,7 +335,8 @@ def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), samp
     driver (`udflow.samples`), which type the results of the user's helpers. `magnitudes`: the
     int fields' largest magnitudes the data proves (`nullness.magnitudes_of`)."""
     # a call with no native form runs as Python in the plan (`python_calls`); over an
-    # explosion's pieces none does (`engine.steps.python_only_calls`): the pieces' lowering has none
+    # explosion's pieces none does: the plan's step built their list as one Python term
+    # instead (`engine.pieces_in_python`), and the pieces' lowering has none
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model),
                               python_calls=PythonCalls(df.sparkSession),
                               sample=sample, computed_at=getattr(model, "computed_at", ()), magnitudes=magnitudes)

@@ -44,7 +44,7 @@ import base64
 import dataclasses
 import datetime
 import uuid
-from typing import Callable
+from typing import Callable, Optional
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
@@ -63,6 +63,7 @@ from pyspark.sql.types import (
 
 from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, NUMPY_FUNCTIONS, Field, evaluate
 from udflow.helper_calls import HelperCall
+from udflow.pieces import Pieces
 from udflow.term_code import python_function
 from udflow.spark_backend.arrow_values import holds_exactly
 from udflow.spark_backend.memo import remembered, select_expr
@@ -217,7 +218,7 @@ class PythonCalls:
         column = self.columns.get(term)
         if column is None:
             column = self.columns[term] = f"__udflow_py{len(self.columns)}"
-            function = self._function(term, names, check, result)
+            function = self._function(low, term, names, check, result)
             # a term of no field still needs a column to run once per row: a constant one
             inputs = ", ".join(ident(n) for n in names) or "TRUE"
             self.pending.append((column, f"{function}({inputs})"))
@@ -225,22 +226,26 @@ class PythonCalls:
         if term in low.computed:  # every row here computed it without raising: its value is all
             return Typed(f"{c}.value", result, nullable)
         first = [(f"((hash({low.lower(Field(n)).sql}) & 0) = 1)", "NULL") for n in names if low.checked.get(n)]
-        value = case(first + [(f"(NOT {c}.ok)", low.raised(f"{c}.error"))], f"{c}.value")
+        raised = low.raised(f"{c}.error", with_line=not isinstance(term, Pieces))  # a list's error names its line
+        value = case(first + [(f"(NOT {c}.ok)", raised)], f"{c}.value")
         return Typed(value, result, nullable)
 
-    def _function(self, term, names: list, check, result: str) -> str:
+    def _function(self, low, term, names: list, check, result: str) -> str:
         """The name of the Arrow UDF computing `term`, registered once per session: creating
         one pickles it and makes a dozen round trips to the JVM. Not a term that calls a
         helper: pickling reads the helper's globals as they are now, so each lowering
         registers it afresh."""
         def register() -> str:
             sql_name = f"__udflow_term_{uuid.uuid4().hex[:16]}"
-            self._register(sql_name, over_arrays(of_record(term, names, check), arrow_type(result)), result)
+            lines = _raising_lines(term, names) if isinstance(term, Pieces) else None
+            self._register(sql_name, over_arrays(of_record(term, names, check), arrow_type(result), lines), result)
             return sql_name
 
         if any(isinstance(t, HelperCall) for t in term.walk()):
             return register()
-        return remembered(self.session, "term_functions", (term, result), register)
+        # a list's lines are not part of its equality, but are of its function's errors
+        lines = (term.line, term.lines) if isinstance(term, Pieces) else None
+        return remembered(self.session, "term_functions", (term, result, lines), register)
 
     def _register(self, sql_name: str, udf: Callable, result: str) -> None:
         returned = StructType([StructField("ok", BooleanType(), False), StructField("value", spark_type(result)),
@@ -371,7 +376,7 @@ def of_record(term, names: list, check=None) -> Callable:
     return lambda *values: check(run(*values))
 
 
-def over_arrays(run: Callable, arrow_type) -> Callable:
+def over_arrays(run: Callable, arrow_type, lines: Optional[Callable] = None) -> Callable:
     """`run` over Arrow columns, row by row: struct<ok, value, error> (see the module docstring).
     A batch where no row raises and every value fits its column (the usual one) is one list
     comprehension and three conversions; otherwise it runs again row by row (the term is
@@ -383,7 +388,7 @@ def over_arrays(run: Callable, arrow_type) -> Callable:
             values = list(map(run, *columns))
             column = pa.array(values, arrow_type)
         except Exception:  # noqa: BLE001 - some row raises, or a value does not fit: row by row
-            return _row_by_row(run, list(zip(*columns)), arrow_type)
+            return _row_by_row(run, list(zip(*columns)), arrow_type, lines)
         fine = pa.array([True] * len(values), pa.bool_())
         return pa.StructArray.from_arrays([fine, column, pa.nulls(len(values), pa.string())],
                                           names=list(RESULT_FIELDS))
@@ -391,9 +396,10 @@ def over_arrays(run: Callable, arrow_type) -> Callable:
     return udf
 
 
-def _row_by_row(run: Callable, rows: list, arrow_type) -> pa.Array:
-    """struct<ok, value, error> of `run` over `rows`, each row's error caught, and a value its
-    column cannot hold exactly (an int past 64 bits, a lone surrogate) an error too."""
+def _row_by_row(run: Callable, rows: list, arrow_type, lines: Optional[Callable] = None) -> pa.Array:
+    """struct<ok, value, error> of `run` over `rows`, each row's error caught (followed by
+    " (line N)" where `lines` names it from the row's values), and a value its column
+    cannot hold exactly (an int past 64 bits, a lone surrogate) an error too."""
     ok, values, errors = [], [], []
     for args in rows:
         try:
@@ -403,7 +409,7 @@ def _row_by_row(run: Callable, rows: list, arrow_type) -> pa.Array:
         except Exception as exc:  # noqa: BLE001 - Python's error, raised where the model evaluates it
             ok.append(False)
             values.append(None)
-            errors.append(_encoded(exc))
+            errors.append(_encoded(exc, lines(*args) if lines is not None else ""))
     try:
         column = pa.array(values, arrow_type)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
@@ -411,11 +417,20 @@ def _row_by_row(run: Callable, rows: list, arrow_type) -> pa.Array:
             if ok[i] and not holds_exactly(value, arrow_type):
                 ok[i], values[i] = False, None
                 errors[i] = _encoded(OverflowError(native_spans.OVERFLOW) if isinstance(value, int)
-                                     else ValueError(f"{value!r} has no exact Spark value"))
+                                     else ValueError(f"{value!r} has no exact Spark value"),
+                                     lines(*rows[i]) if lines is not None else "")
         column = pa.array(values, arrow_type)
     return pa.StructArray.from_arrays([pa.array(ok, pa.bool_()), column, pa.array(errors, pa.string())],
                                       names=list(RESULT_FIELDS))
 
 
-def _encoded(exc: Exception) -> str:
-    return base64.b64encode(f"{type(exc).__name__}: {exc}".encode()).decode("ascii")
+def _encoded(exc: Exception, at: str = "") -> str:
+    return base64.b64encode(f"{type(exc).__name__}: {exc}{at}".encode()).decode("ascii")
+
+
+def _raising_lines(pieces: Pieces, names: list) -> Callable:
+    """The text naming the line where the list raises on a row's values (`Pieces.raising_line`)."""
+    def at(*values) -> str:
+        line = pieces.raising_line(dict(zip(names, values))) or pieces.line
+        return f" (line {line})" if line else ""
+    return at
