@@ -90,11 +90,11 @@ def _csv_magnitudes(leaf) -> dict:
     any other leaf, an option not in CSV_OPTIONS, or values pyarrow does not read as those
     types. Like a Parquet column's statistics, a magnitude is the data's (`native_spans.DATA`):
     the guards stay written, so files changed since raise rather than give a wrong value."""
-    files = _local_files(leaf, "CSV")
+    files = local_files(leaf, "CSV")
     if not files:
         return {}
     relation = leaf.relation()
-    options = {str(k).lower(): str(v) for k, v in _scala_map(relation.options()).items()}
+    options = {str(k).lower(): str(v) for k, v in scala_map(relation.options()).items()}
     if set(options) - CSV_OPTIONS or not relation.partitionSchema().isEmpty():
         return {}
     columns = tuple((f.name(), f.dataType().simpleString()) for f in relation.dataSchema().fields())
@@ -148,8 +148,8 @@ def _arrow_number(spark_type: str):
     return None
 
 
-def _scala_map(scala_map) -> dict:
-    out, entries = {}, scala_map.iterator()
+def scala_map(jmap) -> dict:
+    out, entries = {}, jmap.iterator()
     while entries.hasNext():
         entry = entries.next()
         out[entry._1()] = entry._2()
@@ -212,6 +212,23 @@ def parquet_read(df) -> Optional[ParquetRead]:
     """`ParquetRead` of `df`, or None where its plan is anything else (or a Connect plan);
     kept per DataFrame object, as `frames._head` is (statistics, sampling and the lowering
     each ask)."""
+    found = plain_relation(df)
+    if found is None:
+        return None
+    leaf, columns = found
+    try:
+        files = _parquet_files(leaf)
+        if not files or not leaf.relation().partitionSchema().isEmpty():
+            return None
+    except Exception:  # noqa: BLE001 - a plan this walk does not read is read by Spark
+        return None
+    return ParquetRead(files, columns)
+
+
+def plain_relation(df) -> Optional[tuple]:
+    """(the relation at the leaf, ((DataFrame column, relation column), ...)) where `df` is
+    exactly a relation's rows under projections that keep or rename its columns; None for
+    any other plan (a filter, a computed column) or a Connect plan."""
     if connect.is_connect(df):
         return None
     try:
@@ -226,14 +243,11 @@ def parquet_read(df) -> Optional[ParquetRead]:
                 elif kind != "AttributeReference":
                     return None  # a computed column
             plan = plan.child()
-        files = _parquet_files(plan)
-        if not files or not plan.relation().partitionSchema().isEmpty():
-            return None
-        in_files = {a.exprId().id(): a.name() for a in _seq(plan.output())}
+        in_relation = {a.exprId().id(): a.name() for a in _seq(plan.output())}
     except Exception:  # noqa: BLE001 - a plan this walk does not read is read by Spark
         return None
-    columns = tuple((name, in_files.get(_followed(renamed, attribute))) for name, attribute in output)
-    return ParquetRead(files, columns) if all(c is not None for _, c in columns) else None
+    columns = tuple((name, in_relation.get(_followed(renamed, attribute))) for name, attribute in output)
+    return (plan, columns) if all(c is not None for _, c in columns) else None
 
 
 def _followed(renamed: dict, attribute: int) -> int:
@@ -258,10 +272,10 @@ def _seq(scala_seq) -> list:
 
 
 def _parquet_files(leaf) -> Optional[tuple]:
-    return _local_files(leaf, "Parquet")
+    return local_files(leaf, "Parquet")
 
 
-def _local_files(leaf, file_format: str) -> Optional[tuple]:
+def local_files(leaf, file_format: str) -> Optional[tuple]:
     """The local files a relation of `file_format` ("Parquet", "CSV") reads, or None."""
     if leaf.getClass().getSimpleName() != "LogicalRelation":
         return None

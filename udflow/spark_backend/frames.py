@@ -21,6 +21,7 @@ from pyspark.sql import DataFrame
 
 from udflow.errors import FlowConstructionError
 from udflow.spark_backend import connect
+from udflow.spark_backend.csv_read import csv_read
 from udflow.spark_backend.file_stats import AS_ARROW_GIVES, parquet_read
 from udflow.spark_backend.session import get_session
 
@@ -146,10 +147,13 @@ def _head(df: DataFrame, n: int) -> tuple:
     functions see on Spark.
 
     A DataFrame that is exactly the rows of local Parquet files of such types
-    (`file_stats.parquet_read`) is read by pyarrow from the files' first row groups: the same
-    values, without a Spark job."""
+    (`file_stats.parquet_read`) is read by pyarrow from the files' first row groups, and one
+    that is exactly a small local CSV file's rows of strings and ints (`csv_read`) from the
+    file: the same values, without a Spark job."""
     read = parquet_read(df)
     rows_read = read.head(n, df.schema) if read is not None else None
+    if rows_read is None and (text := csv_read(df)) is not None:
+        rows_read = text.head(n)
     if rows_read is not None:
         return rows_read
     rows = df.limit(n).collect()
