@@ -446,6 +446,22 @@ def test_a_mean_of_ints_the_data_bounds_needs_no_split(spark):
     assert _same_as_python(spark, uf.source("t", rows=rows).reduce("g", mean_rating)) == ""
 
 
+def totals(rows):
+    rows = list(rows)
+    yield {"g": rows[0]["g"], "n": len(rows), "stars": sum(r["stars"] for r in rows),
+           "big": sum(r["big"] for r in rows)}
+
+
+@pytest.mark.parametrize("total, split", [("stars", False), ("big", True)])
+def test_a_reduces_sums_and_counts_bound_the_operators_above_it(spark, total, split):
+    """A Reduce's aggregates carry their spans up (`Ran.magnitudes`): a Map's `total / n` above
+    it is exact in a double where the summed values are small (stars within ±5: no split, as
+    in the Reduce itself), and splits where they are not (2**40 summed may pass 2**53)."""
+    rows = [{"g": i % 3, "stars": i % 5 + 1, "big": 2**40 + i} for i in range(30)]
+    flow = uf.source("t", rows=rows).reduce("g", totals).map(lambda r: {**r, "mean": r[total] / r["n"]})
+    assert bool(_same_as_python(spark, flow)) == split
+
+
 def spread(rows):
     rows = list(rows)
     top = max(r["a"] for r in rows)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections import Counter
 
 import pytest
@@ -133,3 +134,16 @@ def test_the_shop_pipeline_gives_the_rows_of_its_f_udf_twin_and_of_the_reference
     assert bag_mismatch(ours, rows_of(shop.twin_pyspark(spark, shop_data).collect())) is None
     assert bag_mismatch(ours, opt.original.collect(engine="reference")) is None
     assert len(ours) == 24
+
+
+def test_the_plan_as_written_keeps_the_records_its_profiling_run_emitted(monkeypatch):
+    """Where the optimizer keeps the plan as written, its samples are the records the functions
+    emitted while they were profiled (one run on the sample, not two), the same records a
+    run of its own gives."""
+    optimize_module = sys.modules["udflow.engine.optimize"]
+    flow = uf.source("t", rows=[{"k": i % 4, "x": i} for i in range(50)]).map(lambda r: {**r, "y": r["x"] * 2})
+    runs = []
+    monkeypatch.setattr(optimize_module, "output_samples", lambda node: runs.append(node) or ())
+    opt = uf.optimize(flow)
+    assert opt.chosen.node == flow.root and runs == []
+    assert dict(opt.best.samples) == dict(output_samples(flow.root))

@@ -58,6 +58,13 @@ def output_samples(plan: Node, source_records: int = SOURCE_RECORDS) -> tuple[tu
     )
 
 
+def samples_from(plan: Node, outputs: dict) -> tuple[tuple[str, OutputSample], ...]:
+    """`output_samples` of `plan` from a run already made on its sample (label -> (records,
+    complete), `engine.statistics.profile_functions`' of the plan as written)."""
+    return tuple((node.label, OutputSample(tuple(outputs[node.label][0][:SAMPLE_RECORDS]), outputs[node.label][1]))
+                 for node in plan.walk())
+
+
 def sampled_plan(
     root: Node, sample_size: int, wrap: Optional[Callable[[Node, Any], Any]] = None
 ) -> tuple[Node, dict[str, bool]]:

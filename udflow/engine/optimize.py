@@ -46,7 +46,7 @@ from udflow.engine.statistics import (
 from udflow.errors import OptimizationError, surfaced
 from udflow.flow import Flow
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
-from udflow.samples import output_samples
+from udflow.samples import output_samples, samples_from
 
 FULL_LIMIT = 1_000  # plans: enumerated one by one, all kept, up to this many (Q7 has 242)
 GROUP_LIMIT = 600  # estimated groups: the group search beyond is slower than a user waits
@@ -119,8 +119,9 @@ def optimize(
     timings["statistics"] = time.perf_counter() - started
 
     started = time.perf_counter()
+    written_outputs: dict = {}  # label -> what the plan as written emitted on the sample
     if profiles is None:
-        profiles = profile_functions(root, sample_size)
+        profiles = profile_functions(root, sample_size, written_outputs)
     timings["sampling"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -147,10 +148,12 @@ def optimize(
         timings["costing"] = time.perf_counter() - started
 
     started = time.perf_counter()  # taken now, so that building the chosen plan's DataFrame runs no job
-    ranked[0] = dataclasses.replace(ranked[0], samples=output_samples(ranked[0].node))
+    root_id = interner.id_of(root)
+    as_written = interner.id_of(ranked[0].node) == root_id and written_outputs
+    samples = samples_from(ranked[0].node, written_outputs) if as_written else output_samples(ranked[0].node)
+    ranked[0] = dataclasses.replace(ranked[0], samples=samples)
     timings["output_samples"] = time.perf_counter() - started
 
-    root_id = interner.id_of(root)
     original = next(a for a in ranked if interner.id_of(a.node) == root_id)
     if not found.complete:
         reason += f"; the budget of {clock.budget_s:g} s ran out while {clock.ran_out}: the best plan found so far"

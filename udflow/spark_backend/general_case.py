@@ -100,13 +100,13 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
     reduced = run(df)
     normal = reduced.normal
     if normal is None:
-        return Ran(reduced.frame, reduced.nonnull)
+        return Ran(reduced.frame, reduced.nonnull, magnitudes=reduced.magnitudes)
     inputs = tuple(c for c in normal.columns if c in df.columns)
     aggregated = tuple(c for c in normal.columns if c not in df.columns)
     per_record = tuple(c for c in normal.conditions if set(c.reads) <= set(df.columns))
     per_group = tuple(c for c in normal.conditions if c not in per_record)
     if not set(aggregated) | {r for c in per_group for r in c.reads} <= set(reduced.aggregated.columns):
-        return Ran(reduced.frame, reduced.nonnull)  # no split: its limits raise where they fire
+        return Ran(reduced.frame, reduced.nonnull, magnitudes=reduced.magnitudes)  # no split: limits raise
     rows = replace(normal, columns=inputs, datetimes=tuple(c for c in normal.datetimes if c in inputs),
                    conditions=per_record) if inputs or per_record else None
     groups = replace(normal, columns=aggregated, datetimes=tuple(c for c in normal.datetimes if c in aggregated),
@@ -121,7 +121,8 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
     schema = native.frame.schema
     general = keys.within(df, python).groupBy(*[functions.expr(ident(k)) for k in node.key]).applyInArrow(
         executor.reduce_groups(udf, node.key, False, encoder(schema)), schema)
-    return Ran(native.frame.unionByName(general), native.nonnull, GroupsNormal(rows, groups))
+    # the magnitudes assume no column's bound, only the data's: Python's groups keep them too
+    return Ran(native.frame.unionByName(general), native.nonnull, GroupsNormal(rows, groups), native.magnitudes)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ pickled records directly. `Lowering` remembers what it persisted so that
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from pyspark.sql import DataFrame, SparkSession
@@ -74,7 +74,7 @@ from udflow.spark_backend import collisions, file_stats, functions, general_case
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import cogroup_keys, determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
-from udflow.spark_backend.nullness import data_nonnull, data_types, magnitudes_of, nonnull_of
+from udflow.spark_backend.nullness import data_nonnull, data_types, forwarded_magnitudes, magnitudes_of, nonnull_of
 from udflow.spark_backend.read import read_source
 from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
@@ -100,6 +100,7 @@ class Lowered:
     pickled: bool
     input_schema: Optional[StructType] = None  # pickled: the schema its fields may inherit
     nonnull: frozenset = frozenset()  # fields a native operator (or a join's key) proves never None
+    magnitudes: dict = field(default_factory=dict)  # field -> its largest magnitude, proven natively below
     # pickled: the node run again with typed output, for a consumer that needs columns: one
     # pass, not pickled records persisted, sampled and decoded (None: no such way)
     run_typed: Optional[Callable[[], Optional[DataFrame]]] = None
@@ -190,7 +191,8 @@ class Lowering:
             inp = self.lower(node.input, key)
             columns = _shown(step, inp)
             if how == "scalar" and columns:
-                return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False, nonnull=inp.nonnull)
+                return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False, nonnull=inp.nonnull,
+                               magnitudes=inp.magnitudes)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema, inp.nonnull)
         inp = self.lower(node.input)
@@ -225,19 +227,20 @@ class Lowering:
             return None
         data = data_types(node.input, self._source_types)
         nonnull = nonnull_of(data) | inp.nonnull
+        magnitudes = {**inp.magnitudes, **magnitudes_of(data)}
         if isinstance(node, Reduce):
             udf = Udf(node.label, function_location(node.fn), node.fn, "reduce",
                       input_fields=tuple(sorted(self.physical[node.input.label].columns or ())))
             return self._natively(node, lambda where: general_case.split_groups(
                 node, inp.df, lambda df: native_groups.run(
                     df, node.key, step.model, where, nonnull, determined_fields(node.input, node.key),
-                    self.hints.get(node.label), magnitudes_of(data)), udf, lambda schema: self._encoder(udf, schema)))
+                    self.hints.get(node.label), magnitudes), udf, lambda schema: self._encoder(udf, schema)))
         sample = self.samples.get(node.input.label)
         records = sample.records if sample is not None else ()
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")
         return self._natively(node, lambda where: general_case.split(
-            node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes_of(data)), udf,
-            lambda schema: self._encoder(udf, schema)))
+            node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes), udf,
+            lambda schema: self._encoder(udf, schema)), inp.magnitudes)
 
     def _source_types(self, source: Source) -> dict:
         """A source's fields' types and magnitudes, read (footers, a DataFrame's plan) once per
@@ -246,10 +249,12 @@ class Lowering:
             self._sources[id(source)] = (source, file_stats.source_types(source))
         return self._sources[id(source)][1]
 
-    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran]) -> Optional[Lowered]:
-        """`run(where)`'s DataFrame and fields known never None (a `native_ops.Ran`),
-        or None where it is `NotNative`. An operator whose rows (or groups) outside its normal
-        case run in Python (`general_case`) says so in `general_cases`."""
+    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran], below: Optional[dict] = None
+                  ) -> Optional[Lowered]:
+        """`run(where)`'s DataFrame, fields known never None and magnitudes proven (a
+        `native_ops.Ran`; and those of `below`, its input's, that it leaves as they are), or None
+        where it is `NotNative`. An operator whose rows (or groups) outside its normal case run
+        in Python (`general_case`) says so in `general_cases`."""
         try:
             ran = run(f"{node.label}: {function_location(node.fn)}")
         except NotNative as why:
@@ -258,7 +263,8 @@ class Lowering:
         self.native_labels.add(node.label)
         if ran.normal is not None:
             self.general_cases[node.label] = ran.normal.describe()
-        return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull)
+        kept = forwarded_magnitudes(node, below or {}, ran.frame.columns)
+        return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull, magnitudes={**kept, **ran.magnitudes})
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
         step = self.physical[node.label]
@@ -314,6 +320,10 @@ class Lowering:
         """The fields the operators below either side prove never None."""
         return self.lower(node.left).nonnull | self.lower(node.right).nonnull
 
+    def _sides_magnitudes(self, node: Match | Cross) -> dict:
+        """The magnitudes the operators below either side prove (the sides' fields are disjoint)."""
+        return {**self.lower(node.left).magnitudes, **self.lower(node.right).magnitudes}
+
     def _pairs(self, node: Match | Cross, left: DataFrame, right: DataFrame, join: Callable, key: Optional[tuple],
                nonnull: frozenset) -> Lowered:
         shared = collisions.shared_columns(left, right) if node.fn is None else []
@@ -322,7 +332,7 @@ class Lowering:
             return Lowered(joined, pickled=False, nonnull=nonnull)
         joined = join(right)
         if node.fn is None:  # concatenation {**l, **r}: the join's own output
-            return Lowered(joined, pickled=False, nonnull=nonnull)
+            return Lowered(joined, pickled=False, nonnull=nonnull, magnitudes=self._sides_magnitudes(node))
         udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
         native = self._native_pairs(node, joined, nonnull, udf)
         if native is not None:
@@ -339,11 +349,12 @@ class Lowering:
         if not step.native:
             return None
         nonnull = data_nonnull(node.left) | data_nonnull(node.right) | known
-        magnitudes = {**magnitudes_of(data_types(node.left, self._source_types)),
+        below = self._sides_magnitudes(node)
+        magnitudes = {**below, **magnitudes_of(data_types(node.left, self._source_types)),
                       **magnitudes_of(data_types(node.right, self._source_types))}
         return self._natively(node, lambda where: general_case.split(
             node, joined, lambda df: native_ops.run(df, step.model, where, nonnull, (), magnitudes), udf,
-            lambda schema: self._encoder(udf, schema)))
+            lambda schema: self._encoder(udf, schema)), below)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))

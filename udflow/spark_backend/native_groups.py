@@ -60,10 +60,11 @@ every group too (`ReduceModel.eager`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from pyspark.sql import DataFrame
+from pyspark.sql.types import DecimalType, IntegralType
 
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.analysis.terms import never_raises
@@ -115,6 +116,7 @@ class Reduced:
     nonnull: frozenset
     normal: Optional[NormalCase] = None
     aggregated: Optional[DataFrame] = None
+    magnitudes: dict = field(default_factory=dict)  # field -> the magnitude its span proves
 
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset,
@@ -162,7 +164,34 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     )
     out, known = run_map(one_row, over_one_row, groups)
     return Reduced((out.drop(*helper) if copies else out), known - set(helper),
-                   normal_case(rows.limits, datetime_columns(schema) | datetime_columns(one_row.schema)), one_row)
+                   normal_case(rows.limits, datetime_columns(schema) | datetime_columns(one_row.schema)), one_row,
+                   _emitted_magnitudes(over_one_row, groups.spans, out.schema))
+
+
+def _emitted_magnitudes(model: RecordModel, spans, schema) -> dict:
+    """The int and Decimal fields every emitting case writes as an aggregate (or a constant)
+    whose span proves a magnitude (`native_spans.proven_magnitude`): the largest of the
+    cases'. An operator above reads them as the data's bounds (`sum(score) / count(*)`
+    after a Reduce is exact in a double when the scores are small: no general case)."""
+    emits = [dict(c.emit.fields) for c in model.cases if isinstance(c.emit, Emit)]
+    found = {}
+    for f in schema.fields:
+        if not isinstance(f.dataType, (IntegralType, DecimalType)) or not emits:
+            continue
+        per_case = [_magnitude(e.get(f.name), spans) for e in emits]
+        if None not in per_case:
+            found[f.name] = max(per_case)
+    return found
+
+
+def _magnitude(term: Optional[Expr], spans):
+    """What bounds `term`'s magnitude (None: nothing known); None, a value, bounds nothing."""
+    if isinstance(term, Lit) and (term.value is None or type(term.value) is int):
+        return abs(term.value or 0)
+    if isinstance(term, IfElse):  # `sum(xs) if xs else None`
+        sides = (_magnitude(term.body, spans), _magnitude(term.orelse, spans))
+        return None if None in sides else max(sides)
+    return native_spans.proven_magnitude(spans.get(term.name)) if isinstance(term, Field) else None
 
 
 def _one_count_per_condition(model: ReduceModel) -> ReduceModel:

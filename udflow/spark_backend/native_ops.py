@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark.sql import DataFrame
@@ -325,6 +325,10 @@ class Ran:
     frame: DataFrame
     nonnull: frozenset
     normal: Optional[NormalCase] = None
+    # field -> the largest magnitude its values take, proven by the operator (a Reduce's sums
+    # and counts, `native_groups`) from the data's bounds alone, so true of rows that a
+    # general case computes in Python too; read above as a source's statistics are
+    magnitudes: dict = field(default_factory=dict)
 
 
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), sample: tuple = (),

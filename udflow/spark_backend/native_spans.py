@@ -313,6 +313,17 @@ def fits_decimal(x: Optional[Span], digits: int, scale: int) -> Limit:
     return x.within(-top, top)
 
 
+def proven_magnitude(x: Optional[Span]):
+    """The largest magnitude `x` proves of its values whatever the data beyond what it was
+    read from: the least, over the candidates that assume no column (only `DATA`), of its
+    extremes; None where every candidate assumes one (or the span is unknown). An operator
+    above reads it as a source's statistics (`Span.column`), its guards written as for them."""
+    if x is None:
+        return None
+    found = [max(-lo, hi) for lo, hi, assumed in zip(x.lows, x.highs, x.columns) if assumed <= {DATA}]
+    return min(found) if found else None
+
+
 def fits_long(x: Optional[Span]) -> Limit:
     return Limit.unknown() if x is None else x.within(INT_MIN, INT_MAX)
 

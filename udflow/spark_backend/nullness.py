@@ -240,6 +240,21 @@ def magnitudes_of(types: dict) -> dict:
     return {f: t.magnitude for f, t in types.items() if t.magnitude is not None}
 
 
+def forwarded_magnitudes(node: Node, magnitudes: dict, columns) -> dict:
+    """Of the proven `magnitudes` of `node`'s input fields (`native_ops.Ran.magnitudes`), those
+    of the fields among its output `columns` that its function leaves as they are (all of
+    them for a filter or a concatenating join; none where it has no analysis)."""
+    if getattr(node, "fn", None) is None:
+        changed = frozenset()
+    else:
+        try:
+            p = properties_of(node)
+        except Exception:  # noqa: BLE001 - no analysis: it may change anything
+            return {}
+        changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
+    return {f: m for f, m in magnitudes.items() if f in columns and f not in changed}
+
+
 def data_types(node: Node, source_types=None) -> dict:
     """Field -> `udflow.field_types.FieldType` of `node`'s records, as the sources' data gives
     them (`source_types(source)`, by default `field_types.source_field_types`) to the fields no
