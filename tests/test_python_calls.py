@@ -10,6 +10,7 @@ raised in Python's words.
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 
@@ -450,3 +451,24 @@ def test_an_explosion_of_none_raises_pythons_type_error_on_both_engines():
     said = _raised_on_both_engines(failing)
     assert said[0] == said[1] == "TypeError: 'NoneType' object is not iterable (line {})".format(
         sized_pieces.__code__.co_firstlineno + 1)
+
+
+@pytest.mark.parametrize("family, items, kept", [
+    ("str", ["a", None, "é"], True), ("str", ["a", 1], False), ("float", [1.5, None], True),
+    ("float", [1.5, 2], False), ("bool", [True, None], True), ("bool", [1], False),
+    ("date", [datetime.date(2020, 1, 1)], True), ("date", [datetime.datetime(2020, 1, 1)], False),
+    ("datetime", [datetime.datetime(2020, 1, 1)], True),
+    ("datetime", [datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)], False),
+    ("int", [1, None, -(2**63)], True), ("int", [2**63], False), ("int", [True], False),
+])
+def test_a_python_lists_items_are_its_sampled_family_or_it_raises(family, items, kept):
+    """`items_of`: the list as it is where every item is None or of the family's own type
+    (seen at once for most lists), else Python's error naming the item."""
+    from udflow.spark_backend.python_calls import items_of
+
+    check = items_of(family)
+    if kept:
+        assert check(iter(items)) == items
+    else:
+        with pytest.raises((TypeError, OverflowError)):
+            check(items)
