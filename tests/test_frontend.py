@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
+import re
 
 import pytest
 
@@ -265,6 +266,27 @@ def test_the_conversion_table_is_what_spark_does(spark, regime):
     assert len(got) > 30
     for col, want, value in zip(row.__fields__, expected, got):
         assert type(value) is type(want) and (value == want or value != value and want != want), col
+
+
+@pytest.mark.parametrize("name", sorted(spark_results.CONVERSIONS))
+def test_a_lists_items_convert_as_each_item_does(name):
+    """`ItemsConverted` (an exploded UDF's array) is the conversion item by item, its errors
+    too, on lists of one type and of mixed ones (str subclasses are no strs to Spark)."""
+    class Text(str):
+        pass
+
+    convert = spark_results.CONVERSIONS[name]
+    items = spark_results.ITEMS[convert]
+    pools = [[v] * 3 for v in VALUES.values()] + [list(VALUES.values()), ["a", None, Text("b")], [1.5, None, 2]]
+    for values in pools:
+        try:
+            want = [convert(x) for x in values]
+        except spark_results.SparkConversionError as err:
+            with pytest.raises(spark_results.SparkConversionError, match=re.escape(str(err))):
+                items(iter(values))
+            continue
+        got = items(iter(values))
+        assert [type(x) for x in got] == [type(x) for x in want] and got == want, values
 
 
 def test_a_value_spark_cannot_convert_raises_on_both_sides(spark):

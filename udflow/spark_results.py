@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import decimal
 import math
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from udflow.errors import UdflowError
@@ -156,6 +157,28 @@ CONVERSIONS: dict[str, Callable] = {
     for regime in ("arrow", "pickled") for declared in DECLARED
 }
 NAMES = {id(fn): name for name, fn in CONVERSIONS.items()}
+
+
+@dataclass(frozen=True)
+class ItemsConverted:
+    """`[convert(x) for x in values]` (an exploded UDF's array, item by item), with no call per
+    item where each is None or of a type `unchanged` that the conversion passes as it is: the
+    usual list, its types seen in one pass at C speed."""
+
+    convert: Callable
+    unchanged: frozenset
+
+    def __call__(self, values) -> list:
+        items = list(values)
+        if set(map(type, items)) <= self.unchanged:
+            return items
+        return [self.convert(x) for x in items]
+
+
+_PASSED = {"double": float, "string": str, "boolean": bool}  # what a conversion to each returns unchanged
+ITEMS = {fn: ItemsConverted(fn, frozenset({_PASSED[name.rsplit(".", 1)[1]], type(None)})
+                            if name.rsplit(".", 1)[1] in _PASSED else frozenset())
+         for name, fn in CONVERSIONS.items()}
 
 
 def conversion(regime: str, declared: str) -> Callable:

@@ -50,6 +50,7 @@ PURE_CALLABLES = frozenset(
         re.compile,
         re.escape,
         *spark_results.CONVERSIONS.values(),
+        *spark_results.ITEMS.values(),
     }
 )
 

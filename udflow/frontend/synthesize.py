@@ -51,6 +51,7 @@ ELEMENT = "__udflow_x"
 MAKE = "__udflow_make"
 CALLEE = "__udflow_fn"
 CONVERT = "__udflow_as"  # what Spark makes of the value: `udflow.spark_results`
+CONVERT_ITEMS = "__udflow_as_items"  # the same, of each item of a list (`spark_results.ItemsConverted`)
 
 
 class NotInlined(Exception):
@@ -279,11 +280,16 @@ def items_helper(fn: Callable, arity: int, shape: Shape, tag: str, name: str) ->
     element type item by item, none for a None value (Spark's explode of a null array). The
     record function iterates it (`for x in name(r["text"]): yield {...}`), which the analysis
     models as an explosion of a helper's list: Python computes the list, Spark explodes it."""
+    from udflow.spark_results import ITEMS
+
     params = ", ".join(f"a{i}" for i in range(arity))
     body = [f"    {VALUE} = {CALLEE}({params})",
             f"    if {VALUE} is None:",
-            "        return []",
-            f"    return [{shape.converted(ELEMENT)} for {ELEMENT} in {VALUE}]"]
+            "        return []"]
+    if shape.convert in ITEMS:  # `[convert(x) for x in v]`, without a call per usual item
+        body.append(f"    return {CONVERT_ITEMS}({VALUE})")
+        return _generated(name, params, body, tag, {CALLEE: fn, CONVERT_ITEMS: ITEMS[shape.convert]})
+    body.append(f"    return [{shape.converted(ELEMENT)} for {ELEMENT} in {VALUE}]")
     return _generated(name, params, body, tag, {CALLEE: fn, **shape.bound()})
 
 

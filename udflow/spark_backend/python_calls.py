@@ -317,7 +317,7 @@ def items_of(family: str) -> Callable:
     plain = frozenset({expected, type(None)}) if family not in ("datetime", "int") else frozenset()
 
     def check(value):
-        items = [x for x in value]
+        items = list(value)
         if set(map(type, items)) <= plain:  # the usual list: its types seen at C speed
             return items
         for x in items:
