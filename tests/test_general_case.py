@@ -396,6 +396,24 @@ def test_an_int_sum_past_64_bits_runs_its_group_in_python(spark):
     assert said == "groups holding a record where a lie beyond ±2**31 run in Python", said
 
 
+def test_a_sum_the_datas_bounds_keep_within_64_bits_raises_where_they_fail(spark, monkeypatch):
+    """Where the data's bounds keep every partial sum within 64 bits, the running total is a
+    long (`native_groups._long_total`); data past those bounds (here: a bound claimed for the
+    data that it does not hold) makes it NULL, never a wrapped value, and its guard raises."""
+    from udflow.spark_backend import lower
+
+    rows = [{"g": 1, "a": 2**62}, {"g": 1, "a": 2**62}, {"g": 2, "a": 5}]
+    flow = uf.source("t", rows=rows).reduce("g", total_mod)
+    sql = Lowering(spark, flow.physical()).lower(flow.root).df._jdf.queryExecution().analyzed().toString()
+    assert "try_sum" not in sql and "38,0" in sql  # 2**62 * 2**31 leaves 64 bits: an exact total
+    monkeypatch.setattr(lower, "magnitudes_of", lambda types: {"a": 10})
+    lowering = Lowering(spark, flow.physical())
+    assert "try_sum" in lowering.lower(flow.root).df._jdf.queryExecution().analyzed().toString()
+    with pytest.raises(UdfRuntimeError, match="int overflow past 64 bits in sum"):
+        lowering.records(flow.root)
+    assert flow.root.label not in lowering.general_cases
+
+
 def shifted(r):
     return {**r, "y": (r["x"] << 4) / 16}
 

@@ -64,7 +64,6 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from pyspark.sql import DataFrame
-from pyspark.sql.types import DecimalType, IntegralType
 
 from udflow.analysis.model import Case, Emit, GroupFilterModel, RecordModel, ReduceModel, case_terms, fields_read
 from udflow.analysis.terms import never_raises
@@ -165,33 +164,7 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     out, known = run_map(one_row, over_one_row, groups)
     return Reduced((out.drop(*helper) if copies else out), known - set(helper),
                    normal_case(rows.limits, datetime_columns(schema) | datetime_columns(one_row.schema)), one_row,
-                   _emitted_magnitudes(over_one_row, groups.spans, out.schema))
-
-
-def _emitted_magnitudes(model: RecordModel, spans, schema) -> dict:
-    """The int and Decimal fields every emitting case writes as an aggregate (or a constant)
-    whose span proves a magnitude (`native_spans.proven_magnitude`): the largest of the
-    cases'. An operator above reads them as the data's bounds (`sum(score) / count(*)`
-    after a Reduce is exact in a double when the scores are small: no general case)."""
-    emits = [dict(c.emit.fields) for c in model.cases if isinstance(c.emit, Emit)]
-    found = {}
-    for f in schema.fields:
-        if not isinstance(f.dataType, (IntegralType, DecimalType)) or not emits:
-            continue
-        per_case = [_magnitude(e.get(f.name), spans) for e in emits]
-        if None not in per_case:
-            found[f.name] = max(per_case)
-    return found
-
-
-def _magnitude(term: Optional[Expr], spans):
-    """What bounds `term`'s magnitude (None: nothing known); None, a value, bounds nothing."""
-    if isinstance(term, Lit) and (term.value is None or type(term.value) is int):
-        return abs(term.value or 0)
-    if isinstance(term, IfElse):  # `sum(xs) if xs else None`
-        sides = (_magnitude(term.body, spans), _magnitude(term.orelse, spans))
-        return None if None in sides else max(sides)
-    return native_spans.proven_magnitude(spans.get(term.name)) if isinstance(term, Field) else None
+                   native_spans.emitted_magnitudes(over_one_row, groups.spans, out.schema))
 
 
 def _one_count_per_condition(model: ReduceModel) -> ReduceModel:
@@ -300,12 +273,11 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     if ones is not None:  # a count: no overflow to watch, no DECIMAL(38,0) running total
         return Aggregated(alias, ((alias, f"count(CASE WHEN ({kept}) AND ({ones}) THEN 1 END)"),), (), True)
     if x.family in ("int", "bool"):
-        total = f"coalesce(sum(CAST(CASE WHEN {kept} THEN CAST({x.sql} AS BIGINT) END AS DECIMAL(38,0))), CAST(0 AS DECIMAL(38,0)))"
-        overflow = f"({total} > {INT_MAX} OR {total} < {INT_MIN})"
+        fits = native_spans.fits_long(native_spans.group_sum(x.span))
+        total, overflow = _long_total(x, kept) if fits.on_the_data else _exact_total(x, kept)
         return Aggregated(alias, ((alias, f"CASE WHEN {overflow} THEN NULL ELSE CAST({total} AS BIGINT) END"),
                                   (alias + "_big", overflow), *nulls),
-                          ((alias + "_big", native_spans.OVERFLOW + " in sum",
-                            native_spans.fits_long(native_spans.group_sum(x.span))), *null_check), True)
+                          ((alias + "_big", native_spans.OVERFLOW + " in sum", fits), *null_check), True)
     if cond is not None:
         raise NotNative(f"{agg}: with an `if` that may leave no value Python's sum is the int 0")
     if x.family == "float":  # equal to Python's up to association (the float contract)
@@ -315,6 +287,24 @@ def _sum(agg: Agg, x: Typed, cond, kept: str, alias: str) -> Aggregated:
     if x.family == "decimal":
         return _decimal_sum(x, kept, alias, nulls, null_check)
     raise NotNative(f"sum over {x.family} values")
+
+
+def _exact_total(x: Typed, kept: str) -> tuple[str, str]:
+    """An int sum and its overflow past 64 bits, exactly: a DECIMAL(38,0) running total (a
+    partial sum may leave 64 bits and come back, as Python's int does)."""
+    total = f"coalesce(sum(CAST(CASE WHEN {kept} THEN CAST({x.sql} AS BIGINT) END AS DECIMAL(38,0))), CAST(0 AS DECIMAL(38,0)))"
+    return total, f"({total} > {INT_MAX} OR {total} < {INT_MIN})"
+
+
+def _long_total(x: Typed, kept: str) -> tuple[str, str]:
+    """The same where the data's bounds keep every partial sum within 64 bits (`group_sum`: a
+    group of at most 2**31 records, each within the bound): a BIGINT running total, which
+    `try_sum` makes NULL, never wrapped, where those bounds fail; that is the overflow, whose
+    guard stays written (as a source's statistics' do) and raises. A decimal running total
+    costs documents' 1.9 million words several times a long one."""
+    values = f"CASE WHEN {kept} THEN CAST({x.sql} AS BIGINT) END"
+    total = f"coalesce(try_sum({values}), CAST(0 AS BIGINT))"
+    return total, f"(try_sum({values}) IS NULL AND count({values}) > 0)"
 
 
 def float_sums_agree(native: float, python: float, values: list) -> bool:

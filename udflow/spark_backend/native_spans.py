@@ -33,8 +33,11 @@ import datetime
 import math
 from fractions import Fraction
 
-from pyspark.sql.types import (ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType,
-                               ShortType, TimestampNTZType)
+from pyspark.sql.types import (ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, IntegralType,
+                               LongType, ShortType, TimestampNTZType)
+
+from udflow.analysis.model import Emit
+from udflow.expr import Expr, Field, IfElse, Lit
 
 from udflow.spark_backend.sql import conjunction, ident, literal
 
@@ -289,6 +292,13 @@ class Limit:
         smaller bound only narrows the spans)."""
         return self.condition is None and any(held and not columns for held, columns in zip(self.held, self.columns))
 
+    @property
+    def on_the_data(self) -> bool:
+        """It holds where the data's own bounds do (`DATA`: a source's statistics, a group of at
+        most GROUP_ROWS records): under some candidate assuming no column's bound beyond them."""
+        return self.condition is None and any(held and columns <= {DATA}
+                                              for held, columns in zip(self.held, self.columns))
+
     def both(self, other: "Limit") -> "Limit":
         assert self.condition is None and other.condition is None, "a row condition combines with no bound"
         return Limit(tuple(a and b for a, b in zip(self.held, other.held)),
@@ -322,6 +332,32 @@ def proven_magnitude(x: Optional[Span]):
         return None
     found = [max(-lo, hi) for lo, hi, assumed in zip(x.lows, x.highs, x.columns) if assumed <= {DATA}]
     return min(found) if found else None
+
+
+def emitted_magnitudes(model: RecordModel, spans, schema) -> dict:
+    """The int and Decimal fields every emitting case writes as an aggregate (or a constant)
+    whose span proves a magnitude (`proven_magnitude`): the largest of the
+    cases'. An operator above reads them as the data's bounds (`sum(score) / count(*)`
+    after a Reduce is exact in a double when the scores are small: no general case)."""
+    emits = [dict(c.emit.fields) for c in model.cases if isinstance(c.emit, Emit)]
+    found = {}
+    for f in schema.fields:
+        if not isinstance(f.dataType, (IntegralType, DecimalType)) or not emits:
+            continue
+        per_case = [_term_magnitude(e.get(f.name), spans) for e in emits]
+        if None not in per_case:
+            found[f.name] = max(per_case)
+    return found
+
+
+def _term_magnitude(term: Optional[Expr], spans):
+    """What bounds `term`'s magnitude (None: nothing known); None, a value, bounds nothing."""
+    if isinstance(term, Lit) and (term.value is None or type(term.value) is int):
+        return abs(term.value or 0)
+    if isinstance(term, IfElse):  # `sum(xs) if xs else None`
+        sides = (_term_magnitude(term.body, spans), _term_magnitude(term.orelse, spans))
+        return None if None in sides else max(sides)
+    return proven_magnitude(spans.get(term.name)) if isinstance(term, Field) else None
 
 
 def fits_long(x: Optional[Span]) -> Limit:
