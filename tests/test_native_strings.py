@@ -109,3 +109,23 @@ def test_pythons_errors_are_raised_in_pythons_words(spark, fn, rows):
             flow.collect(**how)
         said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
     assert said[0] == said[1]
+
+
+def stripped_everywhere(r):
+    s = r["s"]
+    return {**r, "b": s.strip(), "l": s.lstrip(), "r": s.rstrip(), "c": s.strip("\u00e9\U0001f600-"),
+            "q": s.lstrip("\\'"), "z": s.rstrip("\x00a\u2028")}
+
+
+def test_strip_trims_exactly_pythons_characters_from_the_ends_only(spark):
+    """`TRIM(... FROM s)` against Python's strip on strings of every whitespace character
+    Python knows, multi-byte and supplementary ones, quotes, backslashes and NUL, in and
+    around the ends."""
+    import random
+
+    from udflow.spark_backend.native_strings import WHITESPACE
+
+    pool = WHITESPACE + "ab-\u00e9\U0001f600\x00'\\\u20ac"
+    rng = random.Random(26)
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(9))) for _ in range(400)]
+    _same_on_spark(spark, stripped_everywhere, [{"s": s} for s in texts], "native")
