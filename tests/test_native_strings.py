@@ -129,3 +129,21 @@ def test_strip_trims_exactly_pythons_characters_from_the_ends_only(spark):
     rng = random.Random(26)
     texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(9))) for _ in range(400)]
     _same_on_spark(spark, stripped_everywhere, [{"s": s} for s in texts], "native")
+
+
+def split_words(r):
+    for word in r["s"].split():
+        yield {**r, "w": word}
+
+
+def test_split_breaks_at_exactly_pythons_whitespace(spark):
+    """`s.split()` exploded natively (a regex class of Python's whitespace, as ranges) against
+    Python's on strings of every whitespace character and others around them."""
+    import random
+
+    from udflow.spark_backend.native_strings import WHITESPACE
+
+    pool = WHITESPACE + "ab\u00e9\U0001f600\u200b\u180e\x00"  # zero-width space, Mongolian separator: not whitespace
+    rng = random.Random(27)
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(12))) for _ in range(400)]
+    _same_on_spark(spark, split_words, [{"s": s} for s in texts], "native")
