@@ -251,8 +251,13 @@ def forwarded_magnitudes(node: Node, magnitudes: dict, columns) -> dict:
             p = properties_of(node)
         except Exception:  # noqa: BLE001 - no analysis: it may change anything
             return {}
-        changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
+        changed = changed_fields(p)
     return {f: m for f, m in magnitudes.items() if f in columns and f not in changed}
+
+
+def changed_fields(p) -> set:
+    """The fields an operator with properties `p` may give another value (or create)."""
+    return set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
 
 
 def data_types(node: Node, source_types=None) -> dict:
@@ -271,6 +276,5 @@ def data_types(node: Node, source_types=None) -> dict:
             return {}
         if p is None:
             continue  # a concatenating join changes no value
-        changed = set(p.values_changed()) | set(p.new_fields) if p.pure else set(p.writes)
-        changes.append((changed, dict(p.output_types) if p.pure else {}))
+        changes.append((changed_fields(p), dict(p.output_types) if p.pure else {}))
     return attribute_types(node, changes, source_types)
