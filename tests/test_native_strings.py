@@ -125,6 +125,7 @@ def test_strip_trims_exactly_pythons_characters_from_the_ends_only(spark):
 
     from udflow.spark_backend.native_strings import WHITESPACE
 
+    assert WHITESPACE == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
     pool = WHITESPACE + "ab-\u00e9\U0001f600\x00'\\\u20ac"
     rng = random.Random(26)
     texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(9))) for _ in range(400)]

@@ -175,12 +175,19 @@ class ItemsConverted:
         return [self.convert(x) for x in items]
 
 
-_PASSED = {"double": float, "string": str, "boolean": bool}  # what a conversion to each returns unchanged
-ITEMS = {fn: ItemsConverted(fn, frozenset({_PASSED[name.rsplit(".", 1)[1]], type(None)})
-                            if name.rsplit(".", 1)[1] in _PASSED else frozenset())
-         for name, fn in CONVERSIONS.items()}
+PASSED = {"double": float, "string": str, "boolean": bool}  # the type a conversion to each returns unchanged
+
+
+def _items_converted(regime: str, declared: str) -> tuple[Callable, ItemsConverted]:
+    convert = conversion(regime, declared)
+    passed = PASSED.get(declared)
+    return convert, ItemsConverted(convert, frozenset({passed, type(None)}) if passed else frozenset())
 
 
 def conversion(regime: str, declared: str) -> Callable:
     """The conversion of a UDF's value to `declared` under `regime` ("arrow" or "pickled")."""
     return CONVERSIONS[f"spark.{regime}.{declared}"]
+
+
+# each conversion's `ItemsConverted` (an exploded array's, `frontend.synthesize.items_helper`)
+ITEMS = dict(_items_converted(regime, declared) for regime in ("arrow", "pickled") for declared in DECLARED)
