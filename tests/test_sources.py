@@ -244,6 +244,20 @@ def test_a_dataframe_source_takes_its_fields_and_types_from_the_schema(spark):
     assert len(reference.run(flow.root)) == 2
 
 
+def test_one_dataframe_read_by_two_sources_joins_with_itself(spark):
+    """A DataFrame source is lowered as the DataFrame itself where its columns are the source's
+    (no renaming projection): two sources over one DataFrame, or over two projections of it,
+    still give the reference interpreter's rows."""
+    df = people(spark)
+    itself = uf.source("a", dataframe=df, key="id").cross(uf.source("b", dataframe=df, prefix="r_"))
+    assert bag(itself.collect(spark=spark)) == bag(reference.run(itself.root))
+    assert len(reference.run(itself.root)) == 9
+    halves = uf.source("ids", dataframe=df.select("id", "age")).match(
+        uf.source("names", dataframe=df.select(df["id"].alias("person"), "name")), on=("id", "person"))
+    assert bag(halves.collect(spark=spark)) == bag(reference.run(halves.root))
+    assert len(reference.run(halves.root)) == 3
+
+
 def test_a_flow_result_composes_with_pyspark(spark, tmp_path):
     flow = uf.source("people", dataframe=people(spark), key="id").filter(adults).map(greet)
     df = flow.to_spark(spark=spark)

@@ -230,7 +230,23 @@ def parquet_magnitudes(paths) -> dict[str, int | decimal.Decimal]:
 def _statistics(paths) -> tuple[dict[str, int], dict[str, Optional[int | decimal.Decimal]]]:
     """Nulls per column from the files' row-group statistics (a column without statistics
     counts as having nulls), and each int or Decimal column's largest magnitude (None where a
-    row group has no minimum and maximum)."""
+    row group has no minimum and maximum). Kept per version of the files (path, size,
+    modification time): one optimization and its lowering ask several times."""
+    try:
+        version = tuple((p, stat.st_size, stat.st_mtime_ns) for p in paths for stat in (os.stat(p),))
+    except OSError:
+        return _footer_statistics(tuple(paths))
+    counts, magnitudes = _kept_statistics(version)
+    return dict(counts), dict(magnitudes)
+
+
+@lru_cache(maxsize=256)
+def _kept_statistics(version: tuple) -> tuple:
+    counts, magnitudes = _footer_statistics(tuple(p for p, _, _ in version))
+    return tuple(counts.items()), tuple(magnitudes.items())
+
+
+def _footer_statistics(paths: tuple) -> tuple[dict[str, int], dict[str, Optional[int | decimal.Decimal]]]:
     import pyarrow.parquet as pq
 
     counts: dict[str, int] = {}

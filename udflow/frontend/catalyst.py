@@ -225,17 +225,20 @@ class Aggregate(Node):
 # ---------------------------------------------------------------------------
 
 
+# Every py4j call is a round trip to the JVM, and every JVM object it hands back costs one more
+# when Python frees it (py4j tells the JVM to drop its reference): the walk below asks for
+# strings where it can (a node's `nodeName`, an attribute's `toString`) rather than objects.
+
+
 def _seq(jseq) -> list:
-    """A Scala Seq as a Python list."""
-    it = jseq.iterator()
-    out = []
-    while it.hasNext():
-        out.append(it.next())
-    return out
+    """A Scala Seq as a Python list (one round trip per element, and one for the size)."""
+    return [jseq.apply(i) for i in range(jseq.size())]
 
 
 def _cls(j) -> str:
-    return j.getClass().getSimpleName()
+    """The node's class name: Catalyst's `nodeName`, one round trip where `getClass` and its
+    name take two and a freed Class object."""
+    return str(j.nodeName())
 
 
 def _type(j) -> str:
@@ -258,6 +261,12 @@ def _output(j) -> tuple:
     if len(ids) != len(fields) or None in ids or any(not t.startswith(f.name + "#") for t, f in zip(texts, fields)):
         return tuple(_attr(a) for a in _seq(j.output()))
     return tuple(Attr(f.name, i, f.dataType.simpleString()) for f, i in zip(fields, ids))
+
+
+def _is_text_of(text: str, attr: Attr) -> bool:
+    """Whether `text` is how attribute `attr` prints: `name#id`, then its type's letter."""
+    head = f"{attr.name}#{attr.id}"
+    return text.startswith(head) and text[len(head):].isalpha() or text == head
 
 
 def _exprid(text: str):
@@ -290,12 +299,31 @@ def _walked_has_udf(j) -> bool:
 
 
 class Reader:
-    """Reads one DataFrame's analysed plan (`read(df)`): a classic session's JVM tree."""
+    """Reads one DataFrame's analysed plan (`read(df)`): a classic session's JVM tree.
+
+    Every node's output attributes are read in one batch (`_output`) and kept by id
+    (`known`), so that an attribute inside an expression costs one round trip (its
+    `name#id` text) instead of one per field, and a projection's plain columns none."""
 
     def __init__(self, spark):
         self.spark = spark
         self.jvm = spark._jvm
         self.python_udf = self.jvm.org.apache.spark.sql.catalyst.trees.TreePattern.PYTHON_UDF()
+        self.byte_tag = self.jvm.scala.reflect.ClassTag.Byte()
+        self.known: dict[int, Attr] = {}  # attribute id -> Attr, from the outputs read so far
+
+    def output(self, j) -> tuple:
+        attrs = _output(j)
+        self.known.update((a.id, a) for a in attrs)
+        return attrs
+
+    def attr(self, j) -> Attr:
+        """The Attr of AttributeReference `j`: by its `name#id` text where that id is known."""
+        text = str(j.toString())
+        known = self.known.get(_exprid(text))
+        if known is not None and _is_text_of(text, known):
+            return known
+        return _attr(j)
 
     def has_udf(self, j) -> bool:
         """Whether the tree `j` (an expression, or a plan with its expressions) holds a Python
@@ -313,9 +341,9 @@ class Reader:
 
     def node(self, j) -> Node:
         kind = _cls(j)
-        output = _output(j)
         if kind == "SubqueryAlias":
             return self.node(j.child())
+        output = self.output(j)
         reader = getattr(self, f"read_{kind.lower()}", None)
         has_udf = self.has_udf(j)
         if reader is not None and has_udf:
@@ -323,8 +351,8 @@ class Reader:
         return Plan(j, output, kind=kind, udf_below=has_udf)
 
     def read_project(self, j, output) -> Node:
-        outs = tuple(self.out(e) for e in _seq(j.projectList()))
-        return Project(j, output, child=self.node(j.child()), outputs=outs)
+        child = self.node(j.child())  # first: its output is what the projection's columns read
+        return Project(j, output, child=child, outputs=self.outs(j.projectList(), output))
 
     def read_filter(self, j, output) -> Node:
         return Filter(j, output, child=self.node(j.child()),
@@ -336,8 +364,8 @@ class Reader:
         outs = _seq(j.generatorOutput())
         return Generate(j, output, child=self.node(j.child()), generator=_cls(gen),
                         arg=self.expr(args[0]) if len(args) == 1 else Native(str(gen.sql())),
-                        out=_attr(outs[0]) if len(outs) == 1 else None, outer=bool(j.outer()),
-                        kept=tuple(_attr(a) for a in _seq(j.requiredChildOutput())))
+                        out=self.attr(outs[0]) if len(outs) == 1 else None, outer=bool(j.outer()),
+                        kept=tuple(self.attr(a) for a in _seq(j.requiredChildOutput())))
 
     def read_join(self, j, output) -> Node:
         left, right = self.node(j.left()), self.node(j.right())
@@ -351,9 +379,9 @@ class Reader:
                     pairs=tuple(pairs), rest=" AND ".join(rest) or None)
 
     def read_aggregate(self, j, output) -> Node:
+        child = self.node(j.child())
         keys = tuple(self.expr(k) for k in _seq(j.groupingExpressions()))
-        outs = tuple(self.out(e) for e in _seq(j.aggregateExpressions()))
-        return Aggregate(j, output, child=self.node(j.child()), keys=keys, outputs=outs)
+        return Aggregate(j, output, child=child, keys=keys, outputs=self.outs(j.aggregateExpressions(), output))
 
     # -- expressions -----------------------------------------------------------
 
@@ -368,31 +396,52 @@ class Reader:
         a, b = _widened(j.left()), _widened(j.right())
         if _cls(a) != "AttributeReference" or _cls(b) != "AttributeReference":
             return None
-        a, b = _attr(a), _attr(b)
+        a, b = self.attr(a), self.attr(b)
         if a.id in left_ids and b.id not in left_ids:
             return a, b
         if b.id in left_ids and a.id not in left_ids:
             return b, a
         return None
 
-    def out(self, j) -> Out:
-        if _cls(j) == "Alias":
-            return Out(str(j.name()), int(j.exprId().id()), self.expr(j.child()), _type(j))
-        return Out(str(j.name()), int(j.exprId().id()), self.expr(j), _type(j))
+    def outs(self, jlist, output: tuple) -> tuple:
+        """The Outs of a projection's (or aggregate's) expression list, whose node output is
+        `output`, position by position (Catalyst's `output` is `list.map(_.toAttribute)`).
 
-    def expr(self, j):
+        A column that is only its input column passed on is known from its text alone: an
+        attribute prints exactly as `name#id` (plus its type's letter), which no other
+        expression with that output attribute can (an alias prints `child AS name#id`)."""
+        joined = str(jlist.mkString("\u0000"))
+        texts = joined.split("\u0000") if joined else []
+        if len(texts) != len(output):
+            return tuple(self.out(e) for e in _seq(jlist))
+        outs = []
+        for i, (text, attr) in enumerate(zip(texts, output)):
+            passed_on = self.known.get(attr.id) if _is_text_of(text, attr) else None
+            outs.append(Out(attr.name, attr.id, passed_on, attr.type) if passed_on is not None
+                        else self.out(jlist.apply(i), attr))
+        return tuple(outs)
+
+    def out(self, j, attr: Optional[Attr] = None) -> Out:
+        """One Out; `attr` its output attribute where already read."""
         kind = _cls(j)
+        if attr is None:
+            attr = Attr(str(j.name()), int(j.exprId().id()), _type(j))
+        expr = self.expr(j.child()) if kind == "Alias" else self.expr(j, kind)
+        return Out(attr.name, attr.id, expr, attr.type)
+
+    def expr(self, j, kind: Optional[str] = None):
+        kind = kind or _cls(j)
         if kind == "AttributeReference":
-            return _attr(j)
+            return self.attr(j)
         if kind == "PythonUDF":
             return self.udf(j)
         if kind == "AggregateExpression":
             return self.aggregate(j)
-        refs = tuple(_attr(a) for a in _seq(j.references().toSeq()))
-        return Native(str(j.sql()), has_udf=self.has_udf(j), jvm=j, refs=refs, atom=atom_of(j, _cls, _attr))
+        refs = tuple(self.attr(a) for a in _seq(j.references().toSeq()))
+        return Native(str(j.sql()), has_udf=self.has_udf(j), jvm=j, refs=refs, atom=atom_of(j, _cls, self.attr))
 
     def udf(self, j) -> Udf:
-        command = j.func().command().toArray(self.jvm.scala.reflect.ClassTag.Byte())
+        command = j.func().command().toArray(self.byte_tag)
         fn = _unpickle(bytes(command), str(j.name()))
         return Udf(str(j.name()), fn, _type(j), tuple(self.expr(a) for a in _seq(j.children())),
                    int(j.evalType()), bool(j.udfDeterministic()))
@@ -408,9 +457,20 @@ class Reader:
             return Agg("count", None, bool(j.isDistinct()), bool(j.filter().isDefined()))
         if _cls(arg) != "AttributeReference":
             return Native(str(j.sql()), has_udf=self.has_udf(j))
-        return Agg(name, _attr(arg), bool(j.isDistinct()), bool(j.filter().isDefined()))
+        return Agg(name, self.attr(arg), bool(j.isDistinct()), bool(j.filter().isDefined()))
 
     # -- back to a DataFrame -----------------------------------------------------
+
+    def input_files(self, node: Node, df) -> list:
+        """The files `node` (a relation) reads: a file relation's own listing (`df.inputFiles()`
+        would optimize the plan first: ten round trips and Spark's optimizer)."""
+        if node.kind != "LogicalRelation":
+            return []
+        try:
+            files = node.jvm.relation().location().inputFiles()
+            return [f for f in str(self.jvm.java.lang.String.join("\u0000", files)).split("\u0000") if f]
+        except Exception:  # noqa: BLE001 - a relation without a file index: its DataFrame's answer
+            return list(df.inputFiles())
 
     def dataframe(self, node: Node):
         """The DataFrame of `node`'s JVM plan, as the user's DataFrame computes it."""

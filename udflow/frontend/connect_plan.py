@@ -49,6 +49,10 @@ class ConnectReader:
 
         return DataFrame(node.jvm, self.spark)
 
+    def input_files(self, node: cat.Node, df) -> list:
+        """The files `node` (a relation) reads, as `df.inputFiles()` lists them."""
+        return list(df.inputFiles()) if node.kind in ("Read", "DataSource", "Relation") else []
+
     # -- nodes ---------------------------------------------------------------
 
     def node(self, plan) -> cat.Node:

@@ -120,7 +120,7 @@ class Translation:
     def name_of(self, node: cat.Node, df) -> str:
         base = "source"
         try:
-            files = df.inputFiles() if node.kind in ("LogicalRelation", "Relation", "Read", "DataSource") else []
+            files = self.reader.input_files(node, df)
         except Exception:  # noqa: BLE001 - a relation without files: a generic name
             files = []
         stems = {os.path.splitext(os.path.basename(f.rstrip("/")))[0].split("-part")[0] for f in files}

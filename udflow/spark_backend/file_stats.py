@@ -11,7 +11,7 @@ minima and maxima bound it (`field_types.FieldType.magnitude`), as for a `path=`
     spark.read.parquet(p).withColumn("pickup_ts", col("pickup_ts") * 1000)   computed: nothing
 
 A CSV relation's files, where they hold at most 8 MiB, are read by pyarrow with the read's
-options and Spark's types (`_csv_magnitudes`), as a small `path=` CSV source's are.
+options and Spark's types (`_csv_leaf`), as a small `path=` CSV source's are.
 
 A DataFrame that is exactly a Parquet read (`parquet_read`: a relation under projections
 that keep or rename its columns) is read by pyarrow where udflow needs its first records
@@ -59,22 +59,14 @@ def source_types(source: Source) -> dict[str, FieldType]:
 def dataframe_magnitudes(df) -> dict[str, int]:
     """Column -> the largest magnitude the Parquet footers, or the values of a small CSV
     file (`csv_read_magnitudes`), of the files it is read from prove."""
-    if connect.is_connect(df):
+    walked = None if connect.is_connect(df) else _files_under(df)
+    if walked is None:
         return {}
-    try:
-        plan = df._jdf.queryExecution().analyzed()
-        output = {a.name(): a.exprId().id() for a in _seq(plan.output())}
-        proven = {}  # attribute id -> its magnitude in the files
-        for leaf in _seq(plan.collectLeaves()):
-            files = _parquet_files(leaf)
-            if files:
-                in_files = parquet_magnitudes(files)
-                proven.update({a.exprId().id(): in_files.get(a.name()) for a in _seq(leaf.output())})
-            else:
-                proven.update(_csv_magnitudes(leaf))
-    except Exception:  # noqa: BLE001 - a plan this walk does not read proves nothing
-        return {}
-    return {name: proven[attribute] for name, attribute in output.items() if proven.get(attribute) is not None}
+    output, leaves = walked
+    proven = {}  # attribute id -> its magnitude in the files
+    for leaf in leaves:
+        proven.update(leaf.magnitudes())
+    return {name: proven[attribute] for name, attribute in output if proven.get(attribute) is not None}
 
 
 # Spark's CSV options a read may set for its values to be read here as Spark reads them
@@ -83,26 +75,70 @@ CSV_OPTIONS = frozenset({"header", "sep", "delimiter", "quote", "escape", "nullv
                          "inferschema", "enforceschema"})
 
 
-def _csv_magnitudes(leaf) -> dict:
-    """Attribute id -> the largest magnitude of an int or Decimal column of a CSV relation over
-    local files of at most `field_types.CSV_SCANNED` bytes, read by pyarrow with the relation's options and
-    Spark's types for its columns (by position, as Spark reads them with its schema); {} for
-    any other leaf, an option not in CSV_OPTIONS, or values pyarrow does not read as those
-    types. Like a Parquet column's statistics, a magnitude is the data's (`native_spans.DATA`):
-    the guards stay written, so files changed since raise rather than give a wrong value."""
+@dataclass(frozen=True)
+class LeafFiles:
+    """The local files a leaf of a DataFrame's plan reads, as the walk found them: a Parquet
+    relation's, or a CSV relation's with its options and Spark's types for its columns."""
+
+    file_format: str  # "Parquet" | "CSV"
+    files: tuple
+    attributes: tuple  # ((attribute id, file column), ...): the leaf's output
+    options: tuple = ()  # a CSV read's options, sorted
+    columns: tuple = ()  # a CSV read's ((column, Spark type), ...), by position
+
+    def magnitudes(self) -> dict:
+        """Attribute id -> the largest magnitude the files hold now, where they prove one."""
+        if self.file_format == "Parquet":
+            found = parquet_magnitudes(self.files)
+        else:
+            version = scanned_version(self.files)
+            found = dict(_csv_read_magnitudes(version, self.options, self.columns)) if version else {}
+        return {attribute: found.get(column) for attribute, column in self.attributes}
+
+
+@lru_cache(maxsize=32)
+def _files_under(df) -> Optional[tuple]:
+    """(((column, attribute id), ...) of `df`'s output, (LeafFiles, ...) of the leaves of its plan
+    that read local files), or None where the walk does not read the plan. The plan is
+    immutable, so the walk (dozens of round trips to the JVM) is kept per DataFrame object;
+    what the files hold is read again on each asking (`LeafFiles.magnitudes`)."""
+    try:
+        plan = df._jdf.queryExecution().analyzed()
+        output = tuple((str(a.name()), int(a.exprId().id())) for a in _seq(plan.output()))
+        leaves = tuple(found for leaf in _seq(plan.collectLeaves()) for found in (_leaf_files(leaf),) if found)
+    except Exception:  # noqa: BLE001 - a plan this walk does not read proves nothing
+        return None
+    return output, leaves
+
+
+def _leaf_files(leaf) -> Optional[LeafFiles]:
+    files = _parquet_files(leaf)
+    if files:
+        return LeafFiles("Parquet", files, _attributes(leaf))
+    return _csv_leaf(leaf)
+
+
+def _attributes(leaf) -> tuple:
+    return tuple((int(a.exprId().id()), str(a.name())) for a in _seq(leaf.output()))
+
+
+def _csv_leaf(leaf) -> Optional[LeafFiles]:
+    """A CSV relation over local files whose options are all in CSV_OPTIONS and without
+    partition columns; None for any other leaf. Its magnitudes (`_csv_read_magnitudes`) are
+    those of its files when they hold at most `field_types.CSV_SCANNED` bytes, read by pyarrow
+    with the relation's options and Spark's types for its columns (by position, as Spark
+    reads them with its schema), where pyarrow reads the values as those types. Like a Parquet
+    column's statistics, a magnitude is the data's (`native_spans.DATA`): the guards stay
+    written, so files changed since raise rather than give a wrong value."""
     files = local_files(leaf, "CSV")
     if not files:
-        return {}
+        return None
     relation = leaf.relation()
     options = {str(k).lower(): str(v) for k, v in scala_map(relation.options()).items()}
     if set(options) - CSV_OPTIONS or not relation.partitionSchema().isEmpty():
-        return {}
+        return None
     columns = tuple((f.name(), f.dataType().simpleString()) for f in relation.dataSchema().fields())
-    version = scanned_version(files)
-    if version is None:
-        return {}
-    found = dict(_csv_read_magnitudes(version, tuple(sorted(options.items())), columns))
-    return {a.exprId().id(): found.get(a.name()) for a in _seq(leaf.output())}
+    return LeafFiles("CSV", files, _attributes(leaf), tuple(sorted(options.items())), columns)
 
 
 @lru_cache(maxsize=64)

@@ -75,6 +75,7 @@ from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import cogroup_keys, determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
 from udflow.spark_backend.nullness import data_nonnull, data_types, forwarded_magnitudes, magnitudes_of, nonnull_of
+from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.read import read_source
 from udflow.spark_backend.native import NotNative, col
 from udflow.spark_backend.sql import ident
@@ -510,4 +511,6 @@ def _only(node: Node, df: DataFrame, fields: Optional[tuple[str, ...]]) -> DataF
     missing = [f for f in fields if f not in df.columns]
     if missing:
         raise UdflowError(f"{node.label}: fields={list(fields)!r}: its records have no {missing[0]!r}")
-    return df.select(*[col(f) for f in fields])
+    if list(df.columns) == list(fields):
+        return df  # a projection of every column in order would cost an analysis and do nothing
+    return select_expr(df, [ident(f) for f in fields])

@@ -147,8 +147,7 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     keys = [functions.expr(ident(k)) for k in key + also]
     grouped = df.groupBy(*keys).agg(*[functions.expr(c) for c in columns]) if columns else df.groupBy(*keys).count()
     helper = [name for a in lowered for name, _ in a.columns]
-    one_row = select_expr(grouped, [ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts]
-                          + [ident(c) for c in helper])
+    one_row = _one_row(grouped, firsts, from_key, helper)
     checks = {a.alias: [(ident(check[0]), *check[1:]) for check in a.checks] for a in lowered}
     # an error after the aggregation shows the group's key (as the Python path does), not the
     # copied record: a struct no one selects must stay prunable
@@ -165,6 +164,16 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     return Reduced((out.drop(*helper) if copies else out), known - set(helper),
                    normal_case(rows.limits, datetime_columns(schema) | datetime_columns(one_row.schema)), one_row,
                    native_spans.emitted_magnitudes(over_one_row, groups.spans, out.schema))
+
+
+def _one_row(grouped: DataFrame, firsts: list, from_key: tuple, helper: list) -> DataFrame:
+    """Per group, its copied fields (a key's own column, or the first record's struct field) and
+    the aggregates' helper columns; `grouped` itself where those are just its columns (every
+    copied field a key), which spares Spark an analysis."""
+    if all(n in from_key for n in firsts) and sorted(grouped.columns) == sorted([*firsts, *helper]):
+        return grouped
+    return select_expr(grouped, [ident(n) if n in from_key else f"{FIRST}.{ident(n)} AS {ident(n)}" for n in firsts]
+                       + [ident(c) for c in helper])
 
 
 def _one_count_per_condition(model: ReduceModel) -> ReduceModel:

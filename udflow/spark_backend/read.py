@@ -32,7 +32,7 @@ def read_source(spark: SparkSession, node: Source, taken: Optional[set] = None) 
         ]
         return spark.createDataFrame(data, schema)
     if node.is_dataframe:
-        return _renamed(node.dataframe, node)
+        return _dataframe_read(node, taken)
     key = file_read(spark, node)
     if key is None or (taken is not None and key in taken):
         return _read_file(spark, node)
@@ -45,6 +45,19 @@ def _read_file(spark: SparkSession, node: Source) -> DataFrame:
     df = _read_csv(spark, node) if node.format == "csv" else _read_parquet(spark, _path(spark, node.path))
     if not node.prefix and list(node.columns) == df.columns:
         return df  # a fresh read of a file with the source's columns: a projection costs an analysis
+    return _renamed(df, node)
+
+
+def _dataframe_read(node: Source, taken: Optional[set]) -> DataFrame:
+    """A DataFrame source's records: its DataFrame itself where its columns are the source's
+    (no prefix, the same names in order) and this lowering has not handed it out already;
+    else a renaming projection, whose new attribute ids keep two uses of one DataFrame in a
+    plan (a self-join) apart."""
+    df = node.dataframe
+    key = ("dataframe", id(df))
+    if taken is not None and key not in taken and not node.prefix and list(node.columns) == df.columns:
+        taken.add(key)
+        return df
     return _renamed(df, node)
 
 
