@@ -72,8 +72,26 @@ def compatible(a: str, b: str) -> bool:
 
 
 def of_values(values: Iterable[Any]) -> frozenset[str]:
-    """The families of the non-None values (an unknown type counts as its own name)."""
-    return frozenset(of_value(v) or type(v).__name__ for v in values if v is not None)
+    """The families of the non-None values (an unknown type counts as its own name). A value's
+    family depends on its type alone, but for a datetime's zone: each other type is asked
+    once (the reference interpreter asks this of every key value it joins)."""
+    values = [v for v in values if v is not None]
+    families = set()
+    for kind in set(map(type, values)):
+        if issubclass(kind, datetime.datetime):
+            families |= {of_value(v) for v in values if type(v) is kind}
+        else:
+            families.add(_of_type(kind) or kind.__name__)
+    return frozenset(families)
+
+
+def _of_type(kind: type) -> Optional[str]:
+    """`of_value` of any value of type `kind` (not a datetime: its zone decides)."""
+    for family_type, family in ((bool, "bool"), (int, "int"), (float, "float"), (decimal.Decimal, "decimal"),
+                                (str, "str"), (datetime.date, "date"), ((bytes, bytearray), "bytes")):
+        if issubclass(kind, family_type):
+            return family
+    return None
 
 
 def column_family(families: frozenset[str]) -> Optional[str]:

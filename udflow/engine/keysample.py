@@ -49,10 +49,15 @@ def hashable(value: Any) -> Any:
         return repr(value)
 
 
+def _present(records: Iterable[dict], field: str) -> list:
+    """The non-None values of `field`."""
+    return list(filter(partial(is_not, None), map(dict.get, records, repeat(field))))
+
+
 def frequencies(records: Iterable[dict], field: str) -> Counter:
     """How often each non-None value of `field` occurs (an unhashable value by its repr).
     Counted at C speed, since the optimizer counts every key field of every sampled output."""
-    values = list(filter(partial(is_not, None), map(dict.get, records, repeat(field))))
+    values = _present(records, field)
     try:
         return Counter(values)
     except TypeError:  # a list or dict value: counted by its repr, as `hashable` gives it
@@ -126,6 +131,9 @@ def _pairs(node: Match, sizes: dict) -> int:
     """Pairs of equal keys between the sampled inputs (a Match's function may drop or repeat
     records, so they are counted, not read off its output)."""
     left, right = (sizes[c.label][2] for c in node.inputs)
+    if len(node.left_key) == 1:  # one key field: counted at C speed
+        counts = frequencies(right, node.right_key[0])
+        return sum(map(counts.get, map(hashable, _present(left, node.left_key[0])), repeat(0)))
     counts = Counter(tuple(hashable(r.get(f)) for f in node.right_key) for r in right)
     total = 0
     for r in left:
