@@ -441,3 +441,50 @@ def test_the_plan_is_read_in_few_round_trips_and_says_what_a_walk_says(frames, s
         for e in cat._seq(j.expressions()):
             assert reader.has_udf(e) == cat._walked_has_udf(e)
     assert reader.has_udf(nodes[0]) and not all(reader.has_udf(j) for j in nodes)
+
+
+def test_the_plan_read_by_names_and_texts_is_the_plan_read_field_by_field(frames, spark):
+    """The reader knows an attribute by the `name#id` it prints, and a projection's plain
+    columns from one text of its list (`Reader.attr`, `Reader.outs`): the same tree as reading
+    each attribute's fields over py4j, for kept, renamed and computed columns, names holding
+    `#`, ` AS `, spaces and non-ASCII letters, a join, an aggregate and an explode. A node's
+    `nodeName` is its class's simple name, which the reader dispatches on."""
+    from pyspark.sql import functions as F
+
+    from udflow.frontend import catalyst as cat
+
+    docs, names, u = frames
+
+    class FieldByField(cat.Reader):
+        def attr(self, j):
+            return cat._attr(j)
+
+        def outs(self, jlist, output):
+            return tuple(self.out(e) for e in cat._seq(jlist))
+
+    odd = (docs.withColumnRenamed("text", "a#1 AS b").withColumnRenamed("x", "größe x")
+           .withColumn("y", u["double_it"]("größe x"))
+           .select("id", "a#1 AS b", F.col("größe x").alias("x2"), "y", (F.col("id") + 1).alias("id1"),
+                   F.col("y").alias("y#7")))
+    frames_read = [
+        odd.filter(u["keep"]("y")),
+        odd.join(names, F.col("id") == F.col("oid")).groupBy("name").agg(F.sum("y").alias("s"), F.count("*")),
+        docs.select("id", F.explode(u["tokens"]("text")).alias("word")).withColumn("w", u["shout"]("word")),
+    ]
+    for df in frames_read:
+        assert cat.Reader(spark).read(df) == FieldByField(spark).read(df)
+
+        def walk(j):
+            yield j
+            for e in cat._seq(j.expressions()) if hasattr(j, "expressions") else []:
+                yield from walk_expression(e)
+            for c in cat._seq(j.children()):
+                yield from walk(c)
+
+        def walk_expression(e):
+            yield e
+            for c in cat._seq(e.children()):
+                yield from walk_expression(c)
+
+        for j in walk(df._jdf.queryExecution().analyzed()):
+            assert cat._cls(j) == j.getClass().getSimpleName()
