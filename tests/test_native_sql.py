@@ -469,3 +469,18 @@ def test_narrow_int_columns_compute_as_pythons_ints(spark, ansi):
     finally:
         spark.conf.set("spark.sql.ansi.enabled", before)
     assert (got[1]["bb"], got[2]["nb"], got[2]["ab"], got[1]["ii"]) == (10000, 128, 128, (2**31 - 1) ** 2)
+
+
+def test_literal_conditions_are_not_written():
+    """`sql.case`, `sql.conjunction` and `sql.negation` leave out what a literal condition
+    decides (a branch never or always taken, AND's TRUE, OR's FALSE), keep an absorbing
+    literal beside parts that may raise, and are what they replace in three-valued logic."""
+    from udflow.spark_backend import sql
+
+    assert sql.case([("FALSE", "1"), ("c", "2")], "3") == "CASE WHEN c THEN 2 ELSE 3 END"
+    assert sql.case([("c", "2"), ("TRUE", "4"), ("d", "5")], "3") == "CASE WHEN c THEN 2 ELSE 4 END"
+    assert sql.case([("TRUE", "4")], "3") == "4" and sql.case([("FALSE", "4")], "3") == "3"
+    assert sql.conjunction("OR", ["FALSE", "a"]) == "(a)" and sql.conjunction("AND", ["TRUE", "TRUE"]) == "TRUE"
+    assert sql.conjunction("AND", ["FALSE", "raise_error('x')"]) == "(FALSE AND raise_error('x'))"
+    assert sql.conjunction("OR", ["FALSE"]) == "FALSE" and sql.conjunction("OR", ["TRUE", "a"]) == "(TRUE OR a)"
+    assert sql.negation("TRUE") == "FALSE" and sql.negation("FALSE") == "TRUE" and sql.negation("a") == "(NOT a)"

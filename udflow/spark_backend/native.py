@@ -338,7 +338,7 @@ class NativeLowering(RaisingSql, Conditions):
             value = f"({x.sql} IS NULL)"
         else:
             value = "TRUE" if x.family == "none" else (f"({x.sql} IS NULL)" if x.nullable else "FALSE")
-        return Typed(f"(NOT {value})" if t.negated else value, "bool", False)
+        return Typed(sql.negation(value) if t.negated else value, "bool", False)
 
     def _InValues(self, t) -> Typed:
         x, raises = self.lower_raising(t.operand)
@@ -346,7 +346,7 @@ class NativeLowering(RaisingSql, Conditions):
             raise NotNative("`in` of no values, over a term that may raise (Python computes it first)")
         found = [self._equality("==", x, self.lower(Lit(v))).sql for v in t.values]
         text = sql.conjunction("OR", found) if found else "FALSE"
-        return Typed(f"(NOT {text})" if t.negated else text, "bool", False)
+        return Typed(sql.negation(text) if t.negated else text, "bool", False)
 
     # -- strings and functions ------------------------------------------------------------
 

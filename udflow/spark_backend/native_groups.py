@@ -253,7 +253,8 @@ def _aggregate(rows: NativeLowering, agg: Agg, alias: str, eager: bool, nonempty
             raise NotNative(f"{agg} has no native form")
         return _tuple_min_max(agg, x, cond, kept, alias)
     if agg.fn == "count":
-        return Aggregated(alias, ((alias, f"count(CASE WHEN {kept} THEN 1 END)"),), (), True, native_spans.group_count())
+        counted = "count(1)" if kept == "TRUE" else f"count(CASE WHEN {kept} THEN 1 END)"
+        return Aggregated(alias, ((alias, counted),), (), True, native_spans.group_count())
     if agg.fn == "sum":
         summed = _sum(agg, x, cond if not nonempty else None, kept, alias)
         counts = _ones(agg, x) is not None

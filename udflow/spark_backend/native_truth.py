@@ -21,7 +21,7 @@ from udflow.expr import BoolOp, Call, Expr, IfElse, Not
 from udflow.spark_backend import nullness
 from udflow.spark_backend.nullness import BOOLEAN_RESULTS
 from udflow.spark_backend.native_types import NotNative, Typed
-from udflow.spark_backend.sql import case, conjunction
+from udflow.spark_backend.sql import case, conjunction, negation
 
 
 class Conditions:
@@ -73,7 +73,7 @@ class Conditions:
     def _condition(self, term: Expr) -> tuple[str, bool]:
         if isinstance(term, Not):
             text, raises = self._condition(term.operand)
-            return f"(NOT {text})", raises
+            return negation(text), raises
         if isinstance(term, BoolOp):
             line, self.line = self.line, self._computed_line(term) or self.line
             try:

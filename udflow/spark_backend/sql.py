@@ -95,10 +95,20 @@ def call(name: str, *args: str) -> str:
 
 
 def case(branches: list, otherwise: str) -> str:
-    """CASE WHEN c1 THEN v1 WHEN ... ELSE otherwise END (the first true condition decides)."""
-    if not branches:
+    """CASE WHEN c1 THEN v1 WHEN ... ELSE otherwise END (the first true condition decides).
+    A branch whose condition is the literal FALSE is never taken, and one whose condition is
+    TRUE is taken whenever it is reached: neither is written (each is a tree Spark's analyser
+    and optimizer would walk, and fold, on every query)."""
+    live = []
+    for c, v in branches:
+        if c == "TRUE":
+            otherwise = v
+            break
+        if c != "FALSE":
+            live.append((c, v))
+    if not live:
         return otherwise
-    whens = " ".join(f"WHEN {c} THEN {v}" for c, v in branches)
+    whens = " ".join(f"WHEN {c} THEN {v}" for c, v in live)
     return f"CASE {whens} ELSE {otherwise} END"
 
 
@@ -107,7 +117,21 @@ def cast(text: str, type_name: str) -> str:
 
 
 def conjunction(op: str, parts: list[str]) -> str:
-    return "(" + f" {op} ".join(parts) + ")"
+    """`parts` joined by AND or OR, without the operator's identity (TRUE for AND, FALSE for
+    OR: in SQL's three-valued logic `x AND TRUE` is x, null included). An absorbing literal
+    (FALSE in AND) is kept: the other parts may raise, and Spark evaluates them."""
+    identity = "TRUE" if op == "AND" else "FALSE"
+    kept = [p for p in parts if p != identity]
+    if not kept:
+        return identity
+    if len(kept) == 1 and kept[0] in ("TRUE", "FALSE"):
+        return kept[0]
+    return "(" + f" {op} ".join(kept) + ")"
+
+
+def negation(text: str) -> str:
+    """NOT text; the other literal where text is TRUE or FALSE."""
+    return {"TRUE": "FALSE", "FALSE": "TRUE"}.get(text, f"(NOT {text})")
 
 
 # -- decimal result types, as Spark's DecimalPrecision rule gives them ------------------------
