@@ -152,12 +152,20 @@ def _jobs_in(spark, run):
     return value, list(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
 
 
+SHAPES = {  # how the DataFrame takes the file's columns: as they are, reordered, renamed
+    "as_written": lambda df: df,
+    "reordered": lambda df: df.select("k", "c"),
+    "renamed": lambda df: df.withColumnRenamed("c", "renamed").select("k", "renamed"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
 @pytest.mark.parametrize("name", sorted(MAPPED))
-def test_a_parquet_read_gives_its_first_records_without_a_job_as_spark_collects_them(spark, tmp_path, name):
+def test_a_parquet_read_gives_its_first_records_without_a_job_as_spark_collects_them(spark, tmp_path, name, shape):
     from udflow.spark_backend import file_stats, frames
 
     path = write(tmp_path / "t.parquet", {"c": MAPPED[name], "k": (pa.int64(), [1, 2])})
-    df = spark.read.parquet(path).withColumnRenamed("c", "renamed").select("k", "renamed")
+    df = SHAPES[shape](spark.read.parquet(path))
     assert file_stats.parquet_read(df) is not None
     got, jobs = _jobs_in(spark, lambda: frames.head(df, 10))
     assert not jobs

@@ -135,7 +135,9 @@ def head(src: Source, n: int) -> list[dict]:
     if src.is_dataframe:
         from udflow.spark_backend import frames
 
-        raw = frames.head(src.dataframe, n)
+        raw = frames.head(src.dataframe, n)  # fresh records: those with the source's fields are kept
+        if not src.prefix and all(tuple(r) == src.columns for r in raw):
+            return raw
     elif src.format == "csv":
         from udflow import sources
 

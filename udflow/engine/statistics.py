@@ -140,17 +140,19 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
 
 
 def _dataframe_statistics(src: Source, wanted: list[str]) -> SourceStatistics:
-    """A DataFrame's statistics without a Spark job: rows from Catalyst's plan estimate, bytes
-    per record from its first DEFAULT_SAMPLE_SIZE records, distinct counts scaled up from
-    them, or counted in the files of a DataFrame that is exactly a Parquet read (as for a
-    parquet source)."""
+    """A DataFrame's statistics without a Spark job: rows from Catalyst's plan estimate (from
+    the footers, for a DataFrame that is exactly a Parquet read), bytes per record from its
+    first DEFAULT_SAMPLE_SIZE records, distinct counts scaled up from them, or counted in the
+    files of a DataFrame that is exactly a Parquet read (as for a parquet source)."""
     from udflow.spark_backend import file_stats, frames
 
-    rows, _ = frames.size_estimate(src.dataframe)
+    read = file_stats.parquet_read(src.dataframe)
+    rows = read.rows() if read is not None else None  # exactly the files' records: their footers say
+    if rows is None:
+        rows, _ = frames.size_estimate(src.dataframe)
     sample = head(src, DEFAULT_SAMPLE_SIZE)
     rows = max(rows, len(sample))
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
-    read = file_stats.parquet_read(src.dataframe)
     columns = dict(zip(src.fields, src.columns))
 
     def distinct_of(f: str) -> int:
