@@ -125,3 +125,24 @@ def test_a_bool_compares_with_numbers_as_the_int_0_or_1(spark, ansi):
     for name in terms:
         differ = [(r["k"], r[name]) for r in got if r["k"] in expected[name] and r[name] != expected[name][r["k"]]]
         assert not differ, (name, differ[:5])
+
+
+def test_a_negated_constant_is_a_constant_and_compares_as_python_compares(spark, pairs):
+    """`x < -0.5`: the negation of an int or float constant lowers to a literal (no NaN test
+    of a constant, no guard), and every column value, NaN and the extremes included, compares
+    with it as in Python; -(-2**63) leaves the longs and keeps its guarded form."""
+    from udflow.expr import Neg
+
+    ordered = pairs.where("i IS NOT NULL AND f IS NOT NULL")
+    constants = [0.5, 0.0, math.inf, 3, 2**53 + 1, 2**63 - 1]
+    terms = {f"{column}{op}neg{k}": Cmp(op, Field(column), Neg(Lit(c)))
+             for op in ("<", "<=", ">", ">=") for column in ("i", "f") for k, c in enumerate(constants)}
+    lowering = NativeLowering(ordered.schema, "test")
+    assert lowering.lower(Neg(Lit(0.5))).sql == "CAST('-0.5' AS DOUBLE)"
+    assert "isnan" not in lowering.lower(Cmp("<", Field("f"), Neg(Lit(0.5)))).sql
+    assert lowering.lower(Neg(Lit(-(2**63)))).known is None  # 2**63: no long holds it
+    got = _native(ordered, terms)
+    records = sorted(ordered.collect(), key=lambda r: r["k"])
+    for name, term in terms.items():
+        expected = [OPS[term.op](r[term.left.name], -term.right.operand.value) for r in records]
+        assert got[name] == expected, name

@@ -24,6 +24,7 @@ from udflow.spark_backend.native_types import (
     NotNative,
     Typed,
     as_number,
+    constant,
 )
 from udflow.spark_backend.native_spans import OVERFLOW
 from udflow.spark_backend.sql import call, cast, literal
@@ -215,8 +216,13 @@ def arith(low, t) -> Typed:
 
 
 def neg(low, t) -> Typed:
-    """`-x` (`expr.Neg`): None raises; -(-2**63) leaves the longs; -True is -1."""
+    """`-x` (`expr.Neg`): None raises; -(-2**63) leaves the longs; -True is -1. The negation of
+    an int or float constant is a constant (`x < -0.5` compares with a literal)."""
     x = low.lower(t.operand)
+    if x.known is not None and type(x.known[0]) in (int, float):
+        negated = -x.known[0]
+        if isinstance(negated, float) or INT_MIN <= negated <= INT_MAX:
+            return constant(negated)
     if x.family not in ("int", "float", "decimal", "bool"):
         raise NotNative(f"- on {x.family}")
     exact_decimal_sign(x, "unary -")
