@@ -179,14 +179,19 @@ def csv_magnitudes(name: str, path: str, types: tuple) -> dict:
     return {} if version is None else dict(_csv_magnitudes(name, path, types, version))
 
 
-def scanned_version(files) -> Optional[tuple]:
+def files_version(files) -> Optional[tuple]:
     """(path, size, modification time) of each of `files`, the key a cached read of them is
-    kept by; None where one cannot be read, or where they hold more than CSV_SCANNED bytes."""
+    kept by; None where one cannot be read."""
     try:
-        version = tuple((f, stat.st_size, stat.st_mtime_ns) for f in files for stat in (os.stat(f),))
+        return tuple((f, stat.st_size, stat.st_mtime_ns) for f in files for stat in (os.stat(f),))
     except OSError:
         return None
-    return version if sum(size for _, size, _ in version) <= CSV_SCANNED else None
+
+
+def scanned_version(files) -> Optional[tuple]:
+    """`files_version`, or None where the files hold more than CSV_SCANNED bytes."""
+    version = files_version(files)
+    return version if version is not None and sum(size for _, size, _ in version) <= CSV_SCANNED else None
 
 
 @lru_cache(maxsize=64)
@@ -232,9 +237,8 @@ def _statistics(paths) -> tuple[dict[str, int], dict[str, Optional[int | decimal
     counts as having nulls), and each int or Decimal column's largest magnitude (None where a
     row group has no minimum and maximum). Kept per version of the files (path, size,
     modification time): one optimization and its lowering ask several times."""
-    try:
-        version = tuple((p, stat.st_size, stat.st_mtime_ns) for p in paths for stat in (os.stat(p),))
-    except OSError:
+    version = files_version(paths)
+    if version is None:
         return _footer_statistics(tuple(paths))
     counts, magnitudes = _kept_statistics(version)
     return dict(counts), dict(magnitudes)

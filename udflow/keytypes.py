@@ -35,23 +35,9 @@ _COMPATIBLE = {frozenset({"int", "decimal"})}
 
 def of_value(value: Any) -> Optional[str]:
     """The family of a Python value; None for None or a type keys cannot hold."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, decimal.Decimal):
-        return "decimal"
-    if isinstance(value, str):
-        return "str"
     if isinstance(value, datetime.datetime):  # a naive one never equals an aware one in Python
         return "timestamp" if value.tzinfo is not None else "timestamp_ntz"
-    if isinstance(value, datetime.date):
-        return "date"
-    if isinstance(value, (bytes, bytearray)):
-        return "bytes"
-    return None
+    return _of_type(type(value))
 
 
 def of_arrow(dtype: Any) -> Optional[str]:
@@ -86,7 +72,7 @@ def of_values(values: Iterable[Any]) -> frozenset[str]:
 
 
 def _of_type(kind: type) -> Optional[str]:
-    """`of_value` of any value of type `kind` (not a datetime: its zone decides)."""
+    """The family of every value of type `kind` (not a datetime: its zone decides; see `of_value`)."""
     for family_type, family in ((bool, "bool"), (int, "int"), (float, "float"), (decimal.Decimal, "decimal"),
                                 (str, "str"), (datetime.date, "date"), ((bytes, bytearray), "bytes")):
         if issubclass(kind, family_type):

@@ -28,8 +28,6 @@ a bag is a list whose order means nothing.
 from __future__ import annotations
 
 import inspect
-from itertools import repeat
-from operator import is_
 from typing import Any, Callable, Iterable, Iterator
 
 from udflow import keytypes, sources
@@ -130,20 +128,13 @@ def run_match(node: Match, left: list[Record], right: list[Record]) -> list[Reco
     check_key_types(node, left, right)
     by_key = groups(right, node.right_key)
     out: list[Record] = []
-    for l, key in zip(left, _keys(left, node.left_key)):
-        if any(map(is_, key, repeat(None))):
+    for l in left:
+        key = key_of(l, node.left_key)
+        if any(v is None for v in key):
             continue  # SQL: None equals nothing
         for r in by_key.get(key, ()):
             out.extend(_pair(node, l, r))
     return out
-
-
-def _keys(records: list[Record], key: tuple[str, ...]) -> list[tuple]:
-    """`key_of` each record (a one-field key: a list at once, where NaN is rare)."""
-    if len(key) != 1:
-        return [key_of(r, key) for r in records]
-    values = list(map(dict.get, records, repeat(key[0])))
-    return [(NAN_KEY,) if isinstance(v, float) and v != v else (v,) for v in values]
 
 
 def run_cross(node: Cross, left: list[Record], right: list[Record]) -> list[Record]:
@@ -190,8 +181,8 @@ def _pair(node: Match | Cross, l: Record, r: Record) -> list[Record]:
 def groups(records: list[Record], key: tuple[str, ...]) -> dict[tuple, list[Record]]:
     """Records by their value on `key`, in order of first appearance; None is a value."""
     out: dict[tuple, list[Record]] = {}
-    for r, k in zip(records, _keys(records, key)):
-        out.setdefault(k, []).append(r)
+    for r in records:
+        out.setdefault(key_of(r, key), []).append(r)
     return out
 
 

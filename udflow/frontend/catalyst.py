@@ -416,8 +416,7 @@ class Reader:
             return tuple(self.out(e) for e in _seq(jlist))
         outs = []
         for i, (text, attr) in enumerate(zip(texts, output)):
-            passed_on = self.known.get(attr.id) if _is_text_of(text, attr) else None
-            outs.append(Out(attr.name, attr.id, passed_on, attr.type) if passed_on is not None
+            outs.append(Out(attr.name, attr.id, attr, attr.type) if _is_text_of(text, attr)
                         else self.out(jlist.apply(i), attr))
         return tuple(outs)
 

@@ -23,7 +23,6 @@ or any plan the walk does not read, proves nothing.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
@@ -31,8 +30,8 @@ from typing import Optional
 from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
                                LongType, ShortType, StringType)
 
-from udflow.field_types import (MAGNITUDES, FieldType, distinct_in_files, parquet_magnitudes, scanned_version,
-                                 source_field_types)
+from udflow.field_types import (MAGNITUDES, FieldType, distinct_in_files, files_version, parquet_magnitudes,
+                                 scanned_version, source_field_types)
 from udflow.plan import Source
 from udflow.spark_backend import connect
 from udflow.spark_backend.parquet_schema import file_schema
@@ -236,9 +235,9 @@ class ParquetRead:
 
     def rows(self) -> Optional[int]:
         """The records in the files, from their footers (kept per version of the files)."""
+        version = files_version(self.files)
         try:
-            version = tuple((p, stat.st_size, stat.st_mtime_ns) for p in self.files for stat in (os.stat(p),))
-            return _footer_rows(version)
+            return _footer_rows(version) if version is not None else None
         except (OSError, ValueError):  # not readable here after all: Catalyst estimates
             return None
 
@@ -247,9 +246,8 @@ class ParquetRead:
         column = dict(self.columns).get(name)
         if column is None:
             return None
-        try:
-            versions = tuple(os.stat(p).st_mtime_ns for p in self.files)
-        except OSError:
+        versions = files_version(self.files)
+        if versions is None:
             return None
         try:
             return distinct_in_files(self.files, "parquet", column, versions)

@@ -263,9 +263,9 @@ class NativeLowering(RaisingSql, Conditions):
             # Python: every ordering with NaN is False; Spark: NaN is largest, so a NaN where the
             # smaller operand should be gives False already (`nan <= 70.0`), and only one where
             # the larger should be (`2.5 <= nan`, `nan <= nan`) needs the guard
-            term, larger = (t.right, right) if t.op in ("<", "<=") else (t.left, left)
-            constant = larger.known is not None and larger.known[0] == larger.known[0]
-            nan = "FALSE" if constant or isinstance(term, Lit) and term.value == term.value else self._is_nan(larger)
+            larger = right if t.op in ("<", "<=") else left
+            never_nan = larger.known is not None and larger.known[0] == larger.known[0]  # a constant, not NaN
+            nan = "FALSE" if never_nan else self._is_nan(larger)
             value = value if nan == "FALSE" else case([(nan, "FALSE")], value)
         elif group == "float":  # the exact int-float order gives 0 for a NaN: both sides
             value = case([(f"({self._is_nan(left)} OR {self._is_nan(right)})", "FALSE")], value)
