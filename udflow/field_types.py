@@ -188,6 +188,23 @@ def files_version(files) -> Optional[tuple]:
         return None
 
 
+def footer_rows(files) -> Optional[int]:
+    """The records in these Parquet files, from their footers (kept per version of the
+    files); None where one cannot be read here."""
+    version = files_version(files)
+    try:
+        return _footer_rows(version) if version is not None else None
+    except (OSError, ValueError):  # not a Parquet file pyarrow reads (its errors are ValueErrors)
+        return None
+
+
+@lru_cache(maxsize=256)
+def _footer_rows(version: tuple) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(path).metadata.num_rows for path, _, _ in version)
+
+
 def scanned_version(files) -> Optional[tuple]:
     """`files_version`, or None where the files hold more than CSV_SCANNED bytes."""
     version = files_version(files)

@@ -23,16 +23,17 @@ import functools
 import inspect
 import time
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterable, Optional
 
 from udflow.engine.hints import hint_of
 from udflow.engine.keysample import key_figures
-from udflow.field_types import distinct_in_files
+from udflow.errors import OptimizationError
+from udflow.field_types import distinct_in_files, footer_rows
 from udflow.plan import CoGroup, Match, Node, Reduce, Source
-from udflow.samples import files, head, head_of_file, mtime, sampled_plan
+from udflow.samples import HELD_FACTOR, above_cuts, files, head, head_of_file, mtime, sampled_plan
 from udflow.samples import run_every_subtree as outputs_of_every_subtree
 
 DEFAULT_SAMPLE_SIZE = 2000
@@ -84,11 +85,11 @@ def _variable_bytes(value: Any) -> int:
     return 0
 
 
-@lru_cache(maxsize=256)
-def _parquet_rows(path: str, mtime: float) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(file).metadata.num_rows for file in files(path))
+def _footer_rows(src: Source) -> int:
+    rows = footer_rows(files(src.path))
+    if rows is None:
+        raise OptimizationError(f"source {src.label!r}: the Parquet footers of {src.path!r} cannot be read")
+    return rows
 
 
 @lru_cache(maxsize=256)
@@ -130,7 +131,7 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
         typed = head(src, rows)
         distinct = tuple((f, len({_hashable(r.get(f)) for r in typed} - {None})) for f in wanted)
         return SourceStatistics(rows, width, distinct)
-    rows, width = _parquet_rows(src.path, version), _parquet_width(src.path, src.columns, src.fields, version)
+    rows, width = _footer_rows(src), _parquet_width(src.path, src.columns, src.fields, version)
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
     distinct = tuple(
         (f, rows if f in primary else distinct_in_files(src.path, src.format or "parquet", src.column_of(f), version))
@@ -145,9 +146,12 @@ def _dataframe_statistics(src: Source, wanted: list[str]) -> SourceStatistics:
     first DEFAULT_SAMPLE_SIZE records, distinct counts scaled up from them, or counted in the
     files of a DataFrame that is exactly a Parquet read (as for a parquet source)."""
     from udflow.spark_backend import file_stats, frames
+    from udflow.spark_backend.csv_read import csv_read
 
     read = file_stats.parquet_read(src.dataframe)
     rows = read.rows() if read is not None else None  # exactly the files' records: their footers say
+    if rows is None and (text := csv_read(src.dataframe)) is not None:
+        rows = text.rows()  # exactly a small CSV file's records, read by pyarrow as Spark reads them
     if rows is None:
         rows, _ = frames.size_estimate(src.dataframe)
     sample = head(src, DEFAULT_SAMPLE_SIZE)
@@ -329,7 +333,10 @@ def _profile_sample(root: Node, sample_size: int, outputs: Optional[dict] = None
     from udflow import reference
 
     plan, counters, complete = sample_plan(root, sample_size)
-    sizes = run_every_subtree(plan, reference.run)
+    handed: dict = {}
+    sizes = run_every_subtree(plan, reference.run, HELD_FACTOR * sample_size, handed)
+    cut = above_cuts(plan, set(handed))
+    complete = {label: whole and label not in cut for label, whole in complete.items()}
     if outputs is not None:
         outputs.update({label: (rows, complete[label]) for label, (_, _, rows) in sizes.items()})
     keys = key_fields_of(root)
@@ -339,16 +346,30 @@ def _profile_sample(root: Node, sample_size: int, outputs: Optional[dict] = None
         if isinstance(node, Source) or (getattr(node, "fn", None) is None and not isinstance(node, Match)):
             continue  # sources, and Cross/Custom without a function: nothing sampled to profile
         counter = counters.get(node.label)
-        profiles[node.label] = _profile(node, counter, sizes, key_figures(node, keys, sizes, complete))
+        seen = _as_handed(node, sizes, handed.get(node.label))
+        profiles[node.label] = _profile(node, counter, seen, key_figures(node, keys, seen, complete))
         if counter and counter.calls and counter.emitted < MIN_EMITTED and not complete[node.label]:
             starved = True
     return profiles, starved
 
 
-def run_every_subtree(plan: Node, run) -> dict[str, tuple[int, float, list]]:
+def _as_handed(node: Node, sizes: dict, handed: Optional[tuple]) -> dict:
+    """`sizes`, its entries for `node`'s inputs the records they handed it where they were
+    cut short (`samples.run_every_subtree`): what the operator ran on."""
+    if handed is None:
+        return sizes
+    seen = dict(sizes)
+    for child, rows in zip(node.inputs, handed):
+        seen[child.label] = (len(rows), sizes[child.label][1], rows)
+    return seen
+
+
+def run_every_subtree(plan: Node, run, held: Optional[int] = None, handed: Optional[dict] = None
+                      ) -> dict[str, tuple[int, float, list]]:
     """Per label: records out, mean bytes per record out, and the records (`samples.run_every_subtree`)."""
     return {
-        label: (len(rows), _mean_width(rows), rows) for label, rows in outputs_of_every_subtree(plan, run).items()
+        label: (len(rows), _mean_width(rows), rows)
+        for label, rows in outputs_of_every_subtree(plan, run, held, handed).items()
     }
 
 

@@ -20,12 +20,13 @@ argument expressions) and `Native` (any other Spark expression, kept as its SQL)
 from __future__ import annotations
 
 import pickle
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from udflow.errors import UdflowError
 from udflow.frontend.conditions import atom_of
+from udflow.spark_backend import jvm_plan
+from udflow.spark_backend.frame_files import frame_files
 
 # PythonUDF eval types whose function is called once per row with plain values
 # (pyspark.util.PythonEvalType: SQL_BATCHED_UDF, SQL_ARROW_BATCHED_UDF)
@@ -226,19 +227,9 @@ class Aggregate(Node):
 
 
 # Every py4j call is a round trip to the JVM, and every JVM object it hands back costs one more
-# when Python frees it (py4j tells the JVM to drop its reference): the walk below asks for
-# strings where it can (a node's `nodeName`, an attribute's `toString`) rather than objects.
+# when Python frees it: the walk below asks for strings where it can (`jvm_plan`).
 
-
-def _seq(jseq) -> list:
-    """A Scala Seq as a Python list (one round trip per element, and one for the size)."""
-    return [jseq.apply(i) for i in range(jseq.size())]
-
-
-def _cls(j) -> str:
-    """The node's class name: Catalyst's `nodeName`, one round trip where `getClass` and its
-    name take two and a freed Class object."""
-    return str(j.nodeName())
+_seq, _cls = jvm_plan.seq, jvm_plan.node_name
 
 
 def _type(j) -> str:
@@ -252,27 +243,10 @@ def _attr(j) -> Attr:
 def _output(j) -> tuple:
     """The plan node's output attributes in two round trips to the JVM (their `name#id`, and
     the schema's names and types), where one per attribute field takes four each."""
-    from pyspark.sql.types import _parse_datatype_json_string
-
-    joined = str(j.output().mkString("\u0000"))
-    texts = joined.split("\u0000") if joined else []
-    fields = _parse_datatype_json_string(str(j.schema().json())).fields
-    ids = [_exprid(t) for t in texts]
-    if len(ids) != len(fields) or None in ids or any(not t.startswith(f.name + "#") for t, f in zip(texts, fields)):
+    read = jvm_plan.output(j)
+    if read is None:
         return tuple(_attr(a) for a in _seq(j.output()))
-    return tuple(Attr(f.name, i, f.dataType.simpleString()) for f, i in zip(fields, ids))
-
-
-def _is_text_of(text: str, attr: Attr) -> bool:
-    """Whether `text` is how attribute `attr` prints: `name#id`, then its type's letter."""
-    head = f"{attr.name}#{attr.id}"
-    return text.startswith(head) and text[len(head):].isalpha() or text == head
-
-
-def _exprid(text: str):
-    """The id of `name#12L` (an attribute's text: its type's suffix after the id), or None."""
-    found = re.fullmatch(r".*#(\d+)[A-Za-z]*", text, re.S)
-    return int(found.group(1)) if found else None
+    return tuple(Attr(name, attribute, simple) for name, attribute, simple in read)
 
 
 INTEGRAL = ("tinyint", "smallint", "int", "bigint")
@@ -320,8 +294,8 @@ class Reader:
     def attr(self, j) -> Attr:
         """The Attr of AttributeReference `j`: by its `name#id` text where that id is known."""
         text = str(j.toString())
-        known = self.known.get(_exprid(text))
-        if known is not None and _is_text_of(text, known):
+        known = self.known.get(jvm_plan.attribute_id(text))
+        if known is not None and jvm_plan.prints_as(text, known.name, known.id):
             return known
         return _attr(j)
 
@@ -410,13 +384,12 @@ class Reader:
         A column that is only its input column passed on is known from its text alone: an
         attribute prints exactly as `name#id` (plus its type's letter), which no other
         expression with that output attribute can (an alias prints `child AS name#id`)."""
-        joined = str(jlist.mkString("\u0000"))
-        texts = joined.split("\u0000") if joined else []
+        texts = jvm_plan.texts(jlist)
         if len(texts) != len(output):
             return tuple(self.out(e) for e in _seq(jlist))
         outs = []
         for i, (text, attr) in enumerate(zip(texts, output)):
-            outs.append(Out(attr.name, attr.id, attr, attr.type) if _is_text_of(text, attr)
+            outs.append(Out(attr.name, attr.id, attr, attr.type) if jvm_plan.prints_as(text, attr.name, attr.id)
                         else self.out(jlist.apply(i), attr))
         return tuple(outs)
 
@@ -465,11 +438,10 @@ class Reader:
         would optimize the plan first: ten round trips and Spark's optimizer)."""
         if node.kind != "LogicalRelation":
             return []
-        try:
-            files = node.jvm.relation().location().inputFiles()
-            return [f for f in str(self.jvm.java.lang.String.join("\u0000", files)).split("\u0000") if f]
-        except Exception:  # noqa: BLE001 - a relation without a file index: its DataFrame's answer
-            return list(df.inputFiles())
+        found = frame_files(df)  # the walk the optimizer and the lowering read again
+        if found is not None and found.relations:
+            return list(found.relations[0].files)
+        return list(df.inputFiles())  # a relation without a file index: its DataFrame's answer
 
     def dataframe(self, node: Node):
         """The DataFrame of `node`'s JVM plan, as the user's DataFrame computes it."""

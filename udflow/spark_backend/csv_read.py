@@ -21,7 +21,8 @@ from functools import lru_cache
 from typing import Optional
 
 from udflow.field_types import scanned_version
-from udflow.spark_backend.file_stats import CSV_OPTIONS, local_files, plain_relation, scala_map
+from udflow.spark_backend.file_stats import csv_reads_alike
+from udflow.spark_backend.frame_files import frame_files
 
 # Spark's simpleString of a column type -> pyarrow's name for it: the types whose text both read alike
 READ_ALIKE = {"string": "string", "tinyint": "int8", "smallint": "int16", "int": "int32", "bigint": "int64"}
@@ -37,6 +38,11 @@ class CsvRead:
     data_columns: tuple  # ((file column, Spark type), ...) in the files' order
     columns: tuple  # ((DataFrame column, file column), ...)
 
+    def rows(self) -> Optional[int]:
+        """The records in the files (None where pyarrow would not read them as Spark does)."""
+        rows = _read(self.version, self.options, self.data_columns)
+        return len(rows) if rows is not None else None
+
     def head(self, n: int) -> Optional[tuple]:
         rows = _read(self.version, self.options, self.data_columns)
         if rows is None:
@@ -44,28 +50,17 @@ class CsvRead:
         return tuple({name: r[column] for name, column in self.columns} for r in rows[:n])
 
 
-@lru_cache(maxsize=32)
 def csv_read(df) -> Optional[CsvRead]:
-    """`CsvRead` of `df`, or None where it is anything else (kept per DataFrame object)."""
-    found = plain_relation(df)
-    if found is None:
+    """`CsvRead` of `df`, or None where it is anything else."""
+    found = frame_files(df)
+    relation = found.plain_relation if found is not None else None
+    if relation is None or relation.file_format != "CSV" or not csv_reads_alike(relation):
         return None
-    leaf, columns = found
-    try:
-        files = local_files(leaf, "CSV")
-        if not files:
-            return None
-        relation = leaf.relation()
-        options = {str(k).lower(): str(v) for k, v in scala_map(relation.options()).items()}
-        data = tuple((f.name(), f.dataType().simpleString()) for f in relation.dataSchema().fields())
-        if set(options) - CSV_OPTIONS or not relation.partitionSchema().isEmpty():
-            return None
-    except Exception:  # noqa: BLE001 - a relation this walk does not read is read by Spark
+    files = relation.local_files()
+    version = scanned_version(files) if files else None
+    if version is None or any(t not in READ_ALIKE for _, t in relation.data_columns):
         return None
-    version = scanned_version(files)
-    if version is None or any(t not in READ_ALIKE for _, t in data):
-        return None
-    return CsvRead(version, tuple(sorted(options.items())), data, columns)
+    return CsvRead(version, relation.options, relation.data_columns, found.plain)
 
 
 @lru_cache(maxsize=32)

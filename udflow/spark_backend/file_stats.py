@@ -11,14 +11,15 @@ minima and maxima bound it (`field_types.FieldType.magnitude`), as for a `path=`
     spark.read.parquet(p).withColumn("pickup_ts", col("pickup_ts") * 1000)   computed: nothing
 
 A CSV relation's files, where they hold at most 8 MiB, are read by pyarrow with the read's
-options and Spark's types (`_csv_leaf`), as a small `path=` CSV source's are.
+options and Spark's types (`_magnitudes`), as a small `path=` CSV source's are.
 
 A DataFrame that is exactly a Parquet read (`parquet_read`: a relation under projections
 that keep or rename its columns) is read by pyarrow where udflow needs its first records
 or the distinct values of a key: the files' own values, with no Spark job.
 
-Local files only (a `file:` or plain path that pyarrow opens); a Spark Connect DataFrame,
-or any plan the walk does not read, proves nothing.
+What the plan says about its files is read once per DataFrame (`frame_files`). Local files
+only (a `file:` or plain path that pyarrow opens); a Spark Connect DataFrame, or any plan
+the walk does not read, proves nothing.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from typing import Optional
 from pyspark.sql.types import (BooleanType, ByteType, DateType, DecimalType, DoubleType, FloatType, IntegerType,
                                LongType, ShortType, StringType)
 
-from udflow.field_types import (MAGNITUDES, FieldType, distinct_in_files, files_version, parquet_magnitudes,
-                                 scanned_version, source_field_types)
+from udflow.field_types import (MAGNITUDES, FieldType, distinct_in_files, files_version, footer_rows,
+                                 parquet_magnitudes, scanned_version, source_field_types)
 from udflow.plan import Source
-from udflow.spark_backend import connect
+from udflow.spark_backend.frame_files import FileRelation, frame_files
 from udflow.spark_backend.parquet_schema import file_schema
 
 # the types whose values `collect()` gives exactly as Arrow's `to_pylist` does
@@ -57,15 +58,14 @@ def source_types(source: Source) -> dict[str, FieldType]:
 
 def dataframe_magnitudes(df) -> dict[str, int]:
     """Column -> the largest magnitude the Parquet footers, or the values of a small CSV
-    file (`csv_read_magnitudes`), of the files it is read from prove."""
-    walked = None if connect.is_connect(df) else _files_under(df)
-    if walked is None:
+    file (`_csv_read_magnitudes`), of the files it is read from prove."""
+    found = frame_files(df)
+    if found is None:
         return {}
-    output, leaves = walked
     proven = {}  # attribute id -> its magnitude in the files
-    for leaf in leaves:
-        proven.update(leaf.magnitudes())
-    return {name: proven[attribute] for name, attribute in output if proven.get(attribute) is not None}
+    for relation in found.relations:
+        proven.update(_magnitudes(relation))
+    return {name: proven[attribute] for name, attribute in found.output if proven.get(attribute) is not None}
 
 
 # Spark's CSV options a read may set for its values to be read here as Spark reads them
@@ -74,70 +74,32 @@ CSV_OPTIONS = frozenset({"header", "sep", "delimiter", "quote", "escape", "nullv
                          "inferschema", "enforceschema"})
 
 
-@dataclass(frozen=True)
-class LeafFiles:
-    """The local files a leaf of a DataFrame's plan reads, as the walk found them: a Parquet
-    relation's, or a CSV relation's with its options and Spark's types for its columns."""
+def _magnitudes(relation: FileRelation) -> dict:
+    """Attribute id -> the largest magnitude the relation's files hold now, where they prove one.
 
-    file_format: str  # "Parquet" | "CSV"
-    files: tuple
-    attributes: tuple  # ((attribute id, file column), ...): the leaf's output
-    options: tuple = ()  # a CSV read's options, sorted
-    columns: tuple = ()  # a CSV read's ((column, Spark type), ...), by position
-
-    def magnitudes(self) -> dict:
-        """Attribute id -> the largest magnitude the files hold now, where they prove one."""
-        if self.file_format == "Parquet":
-            found = parquet_magnitudes(self.files)
-        else:
-            version = scanned_version(self.files)
-            found = dict(_csv_read_magnitudes(version, self.options, self.columns)) if version else {}
-        return {attribute: found.get(column) for attribute, column in self.attributes}
-
-
-@lru_cache(maxsize=32)
-def _files_under(df) -> Optional[tuple]:
-    """(((column, attribute id), ...) of `df`'s output, (LeafFiles, ...) of the leaves of its plan
-    that read local files), or None where the walk does not read the plan. The plan is
-    immutable, so the walk (dozens of round trips to the JVM) is kept per DataFrame object;
-    what the files hold is read again on each asking (`LeafFiles.magnitudes`)."""
-    try:
-        plan = df._jdf.queryExecution().analyzed()
-        output = tuple((str(a.name()), int(a.exprId().id())) for a in _seq(plan.output()))
-        leaves = tuple(found for leaf in _seq(plan.collectLeaves()) for found in (_leaf_files(leaf),) if found)
-    except Exception:  # noqa: BLE001 - a plan this walk does not read proves nothing
-        return None
-    return output, leaves
+    A Parquet relation's come from its footers' statistics. A CSV relation's files, where
+    they hold at most `field_types.CSV_SCANNED` bytes, its options are all in CSV_OPTIONS and
+    it has no partition columns, are read by pyarrow with the relation's options and Spark's
+    types for its columns (by position, as Spark reads them with its schema), where pyarrow
+    reads the values as those types. Like a Parquet column's statistics, a magnitude is the
+    data's (`native_spans.DATA`): the guards stay written, so files changed since raise
+    rather than give a wrong value."""
+    files = relation.local_files()
+    if files is None:
+        found = {}
+    elif relation.file_format == "Parquet":
+        found = parquet_magnitudes(files)
+    elif relation.file_format == "CSV" and csv_reads_alike(relation):
+        version = scanned_version(files)
+        found = dict(_csv_read_magnitudes(version, relation.options, relation.data_columns)) if version else {}
+    else:
+        found = {}
+    return {attribute: found.get(column) for attribute, column in relation.attributes}
 
 
-def _leaf_files(leaf) -> Optional[LeafFiles]:
-    files = _parquet_files(leaf)
-    if files:
-        return LeafFiles("Parquet", files, _attributes(leaf))
-    return _csv_leaf(leaf)
-
-
-def _attributes(leaf) -> tuple:
-    return tuple((int(a.exprId().id()), str(a.name())) for a in _seq(leaf.output()))
-
-
-def _csv_leaf(leaf) -> Optional[LeafFiles]:
-    """A CSV relation over local files whose options are all in CSV_OPTIONS and without
-    partition columns; None for any other leaf. Its magnitudes (`_csv_read_magnitudes`) are
-    those of its files when they hold at most `field_types.CSV_SCANNED` bytes, read by pyarrow
-    with the relation's options and Spark's types for its columns (by position, as Spark
-    reads them with its schema), where pyarrow reads the values as those types. Like a Parquet
-    column's statistics, a magnitude is the data's (`native_spans.DATA`): the guards stay
-    written, so files changed since raise rather than give a wrong value."""
-    files = local_files(leaf, "CSV")
-    if not files:
-        return None
-    relation = leaf.relation()
-    options = {str(k).lower(): str(v) for k, v in scala_map(relation.options()).items()}
-    if set(options) - CSV_OPTIONS or not relation.partitionSchema().isEmpty():
-        return None
-    columns = tuple((f.name(), f.dataType().simpleString()) for f in relation.dataSchema().fields())
-    return LeafFiles("CSV", files, _attributes(leaf), tuple(sorted(options.items())), columns)
+def csv_reads_alike(relation: FileRelation) -> bool:
+    """A CSV read whose options pyarrow reads alike (CSV_OPTIONS), without partition columns."""
+    return not set(dict(relation.options)) - CSV_OPTIONS and not relation.partitioned
 
 
 @lru_cache(maxsize=64)
@@ -181,14 +143,6 @@ def _arrow_number(spark_type: str):
         precision, scale = (int(x) for x in spark_type[len("decimal("):-1].split(","))
         return pa.decimal128(precision, scale)
     return None
-
-
-def scala_map(jmap) -> dict:
-    out, entries = {}, jmap.iterator()
-    while entries.hasNext():
-        entry = entries.next()
-        out[entry._1()] = entry._2()
-    return out
 
 
 @dataclass(frozen=True)
@@ -235,11 +189,7 @@ class ParquetRead:
 
     def rows(self) -> Optional[int]:
         """The records in the files, from their footers (kept per version of the files)."""
-        version = files_version(self.files)
-        try:
-            return _footer_rows(version) if version is not None else None
-        except (OSError, ValueError):  # not readable here after all: Catalyst estimates
-            return None
+        return footer_rows(self.files)
 
     def distinct(self, name: str) -> Optional[int]:
         """The distinct non-None values of the DataFrame's column `name`, counted in the files."""
@@ -255,60 +205,14 @@ class ParquetRead:
             return None  # the caller estimates
 
 
-@lru_cache(maxsize=256)
-def _footer_rows(version: tuple) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(path).metadata.num_rows for path, _, _ in version)
-
-
-@lru_cache(maxsize=32)
 def parquet_read(df) -> Optional[ParquetRead]:
-    """`ParquetRead` of `df`, or None where its plan is anything else (or a Connect plan);
-    kept per DataFrame object, as `frames._head` is (statistics, sampling and the lowering
-    each ask)."""
-    found = plain_relation(df)
-    if found is None:
+    """`ParquetRead` of `df`, or None where its plan is anything else (or a Connect plan)."""
+    found = frame_files(df)
+    relation = found.plain_relation if found is not None else None
+    if relation is None or relation.file_format != "Parquet" or relation.partitioned:
         return None
-    leaf, columns = found
-    try:
-        files = _parquet_files(leaf)
-        if not files or not leaf.relation().partitionSchema().isEmpty():
-            return None
-    except Exception:  # noqa: BLE001 - a plan this walk does not read is read by Spark
-        return None
-    return ParquetRead(files, columns)
-
-
-def plain_relation(df) -> Optional[tuple]:
-    """(the relation at the leaf, ((DataFrame column, relation column), ...)) where `df` is
-    exactly a relation's rows under projections that keep or rename its columns; None for
-    any other plan (a filter, a computed column) or a Connect plan."""
-    if connect.is_connect(df):
-        return None
-    try:
-        plan = df._jdf.queryExecution().analyzed()
-        output = [(a.name(), a.exprId().id()) for a in _seq(plan.output())]
-        renamed = {}  # attribute id -> the id of the attribute it renames
-        while plan.getClass().getSimpleName() == "Project":
-            for e in _seq(plan.projectList()):
-                kind = e.getClass().getSimpleName()
-                if kind == "Alias" and e.child().getClass().getSimpleName() == "AttributeReference":
-                    renamed[e.exprId().id()] = e.child().exprId().id()
-                elif kind != "AttributeReference":
-                    return None  # a computed column
-            plan = plan.child()
-        in_relation = {a.exprId().id(): a.name() for a in _seq(plan.output())}
-    except Exception:  # noqa: BLE001 - a plan this walk does not read is read by Spark
-        return None
-    columns = tuple((name, in_relation.get(_followed(renamed, attribute))) for name, attribute in output)
-    return (plan, columns) if all(c is not None for _, c in columns) else None
-
-
-def _followed(renamed: dict, attribute: int) -> int:
-    while attribute in renamed:
-        attribute = renamed[attribute]
-    return attribute
+    files = relation.local_files()
+    return ParquetRead(files, found.plain) if files else None
 
 
 def _same_plain_types(read: ParquetRead, schema) -> bool:
@@ -320,23 +224,3 @@ def _same_plain_types(read: ParquetRead, schema) -> bool:
     except Exception:  # noqa: BLE001 - an unreadable footer: Spark reads it, in its own words
         return False
     return all(in_file.get(column) == wanted[name] for in_file in in_files for name, column in read.columns)
-
-
-def _seq(scala_seq) -> list:
-    return [scala_seq.apply(i) for i in range(scala_seq.size())]
-
-
-def _parquet_files(leaf) -> Optional[tuple]:
-    return local_files(leaf, "Parquet")
-
-
-def local_files(leaf, file_format: str) -> Optional[tuple]:
-    """The local files a relation of `file_format` ("Parquet", "CSV") reads, or None."""
-    if leaf.getClass().getSimpleName() != "LogicalRelation":
-        return None
-    relation = leaf.relation()
-    if relation.getClass().getSimpleName() != "HadoopFsRelation" or str(relation.fileFormat()) != file_format:
-        return None
-    paths = tuple(relation.location().inputFiles())
-    local = tuple(p[len("file:"):] if p.startswith("file:") else p for p in paths)
-    return local if local and all(p.startswith("/") for p in local) else None

@@ -20,9 +20,11 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
 
 from udflow.errors import FlowConstructionError
+from udflow.field_types import footer_rows
 from udflow.spark_backend import connect
 from udflow.spark_backend.csv_read import csv_read
 from udflow.spark_backend.file_stats import AS_ARROW_GIVES, parquet_read
+from udflow.spark_backend.frame_files import frame_files
 from udflow.spark_backend.session import get_session
 
 
@@ -105,18 +107,20 @@ def _projected_leaf(plan: Any) -> Any:
 
 
 def _parquet_footer_rows(df: DataFrame, leaf: Any) -> Optional[int]:
-    """The row count in the parquet footers of the files a file relation reads."""
-    if leaf is not None and leaf.getClass().getSimpleName() != "LogicalRelation":
-        return None  # (None: the caller knows it is a file relation)
-    files = df.inputFiles()
-    if not files or not all(f.endswith(".parquet") for f in files):
-        return None
-    import pyarrow.parquet as pq
-
-    try:
-        return sum(pq.ParquetFile(_local(f)).metadata.num_rows for f in files)
-    except (OSError, ValueError):
-        return None  # not readable from the driver (a remote filesystem): fall back to bytes
+    """The row count in the parquet footers of the files a file relation reads: on a classic
+    session the relation's files as the walk kept for `df` lists them (`frame_files`), on
+    Connect (`leaf` None: the caller knows it is a file relation) `df.inputFiles()`."""
+    if leaf is not None:
+        if leaf.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        found = frame_files(df)
+        relations = found.relations if found is not None else ()
+        parquet = len(relations) == 1 and relations[0].file_format == "Parquet"
+        files = relations[0].local_files() if parquet else None
+    else:
+        listed = df.inputFiles()
+        files = [_local(f) for f in listed] if listed and all(f.endswith(".parquet") for f in listed) else None
+    return footer_rows(files) if files else None  # None: not readable from the driver, fall back to bytes
 
 
 def _local(uri: str) -> str:

@@ -169,14 +169,14 @@ class NativeLowering(RaisingSql, Conditions):
         self.guards_made += len(guards)
         return case(guards, value)
 
-    def cannot_hold(self, message: str, limit, *operands: Typed) -> Optional[str]:
+    def cannot_hold(self, message: str, limit) -> Optional[str]:
         """The error raised where a value leaves what the native form holds (Python's value
         would be computed by the function in Python on such rows: `native_spans`), or None
         where the spans prove it never does, whatever the data."""
         if limit.never:
             return None
         self.limits.append(limit)
-        return self.error(message, *operands)
+        return self.error(message)
 
     def none_guard(self, what: str, *operands: Typed, run=None) -> list:
         """Raise where an operand is None; in Python's words (`python_words`) when `run`, the
@@ -189,7 +189,7 @@ class NativeLowering(RaisingSql, Conditions):
                                         tuple(o.nullable for o in operands)) if run is not None else []
         message = [(" AND ".join(f"{operands[i].sql} IS NULL" for i in nones), text) for nones, text in cases] \
             or f"TypeError: None in {what}"
-        return [(f"({condition})", self.error(message, *operands))]
+        return [(f"({condition})", self.error(message))]
 
     # -- leaves ---------------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ def bits(low, t: Bits) -> Typed:
         return Typed(low.guarded(guards, f"({x.sql} {t.op} {n.sql})"), "int", False)
     count = sql.int_of_literal(n.sql)  # a constant count needs only the cases it can reach
     if count is None or count < 0:
-        guards.append((f"({n.sql} < 0)", low.error(NEGATIVE_COUNT, x, n)))
+        guards.append((f"({n.sql} < 0)", low.error(NEGATIVE_COUNT)))
     if t.op == "<<":
         cases, value = _left_shift(low, x, n, count, _fits_where(t, x, n, count))
     else:
@@ -86,12 +86,12 @@ def _left_shift(low, x: Typed, n: Typed, count, fits: Optional[native_spans.RowC
     beyond = native_spans.Limit.where(fits) if fits is not None else native_spans.Limit.unknown()
     cases = [(f"({x.sql} = 0)", literal(0))]
     if count is None or count >= WIDTH:
-        cases.append((f"({n.sql} >= {WIDTH})", low.cannot_hold(OVERFLOW, beyond, x, n)))
+        cases.append((f"({n.sql} >= {WIDTH})", low.cannot_hold(OVERFLOW, beyond)))
         if count is not None:
             return cases, literal(0)  # not reached: every row took a case
     shifted = f"shiftleft({x.sql}, {_narrow(n, count)})"
     limit = native_spans.fits_long(_shifted_span("<<", x, count)) if count is not None else beyond
-    overflow = low.cannot_hold(OVERFLOW, limit, x, n)
+    overflow = low.cannot_hold(OVERFLOW, limit)
     if overflow is not None:
         cases.append((f"(shiftright({shifted}, {_narrow(n, count)}) != {x.sql})", overflow))
     return cases, shifted

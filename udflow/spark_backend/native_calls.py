@@ -39,7 +39,7 @@ def _int_op(name: str, op: str):
     Where the operands' spans prove the result fits (`native_spans`), the plain operation."""
     def make(low, left, right):
         limit = native_spans.fits_long(native_spans.arith(op, left.span, right.span))
-        overflow = low.cannot_hold(OVERFLOW, limit, left, right)
+        overflow = low.cannot_hold(OVERFLOW, limit)
         if overflow is None:
             return f"({left.sql} {op} {right.sql})", [], None
         tried = call(name, left.sql, right.sql)  # null on overflow, in either ANSI mode
@@ -72,7 +72,7 @@ def _decimal_op(op: str, exact_type):
         too_wide = f"coalesce(abs({value}) >= {power_of_ten(DECIMAL_DIGITS - result[1], result[1])}, TRUE)"
         message = f"a Decimal result of more than {DECIMAL_DIGITS} digits (Python rounds it)"
         limit = native_spans.fits_decimal(native_spans.arith(op, left.span, right.span), DECIMAL_DIGITS, result[1])
-        wide = low.cannot_hold(message, limit, left, right)  # a limit: Python's rounded value, in Python
+        wide = low.cannot_hold(message, limit)  # a limit: Python's rounded value, in Python
         guard = [] if wide is None else [(too_wide, wide)]
         if result[1] < DECIMAL_DIGITS:  # past the guard it fits 28 digits: say so in its type,
             # which spares a sum over it the bound on every value (`native_groups._decimal_sum`)
@@ -105,7 +105,7 @@ def _true_div(low, left, right):
         for x in (left, right):
             if not _small_literal(x):
                 limit = limit.both(native_spans.exact_in_double(x.span))
-        inexact = low.cannot_hold("int / int beyond 2**53 has no exactly rounded native form", limit, left, right)
+        inexact = low.cannot_hold("int / int beyond 2**53 has no exactly rounded native form", limit)
         if outside and inexact is not None:
             return value, [(sql.conjunction("OR", outside), inexact)], None
     return value, [], None
@@ -157,7 +157,7 @@ def _int_floordiv(low, left, right):
     floor = f"({cast(left.sql, wide)} - {cast(python_mod(left.sql, right.sql), wide)})"
     exact = f"({floor} / {cast(right.sql, wide)})"
     limit = native_spans.not_int_min(left.span).either(native_spans.not_minus_one(right.span))
-    overflow = low.cannot_hold(OVERFLOW, limit, left, right)
+    overflow = low.cannot_hold(OVERFLOW, limit)
     if overflow is None:
         return cast(exact, "BIGINT"), [], None
     return cast(exact, "BIGINT"), [(f"({left.sql} = {literal(INT_MIN)} AND {right.sql} = -1)", overflow)], None
@@ -205,7 +205,7 @@ def arith(low, t) -> Typed:
         family = "decimal" if family == "decimal" else "float"
     if t.op in ("/", "//", "%") and not _never_zero(t.right, low):
         # a bool's words are an int's: ZeroDivisionError never names the zero's type
-        guards.append((f"({right.sql} = 0)", low.error(_by_zero(t.op, left, right), left, right)))
+        guards.append((f"({right.sql} = 0)", low.error(_by_zero(t.op, left, right))))
     maker = ARITH_MAKERS.get((t.op, family))
     if maker is None:
         raise NotNative(f"{t.op} on {family} values")
@@ -235,7 +235,7 @@ def neg(low, t) -> Typed:
 
 def _int_min_guard(low, x: Typed) -> list:
     """-x and abs(x) of an int leave the longs at -2**63 only."""
-    overflow = low.cannot_hold(OVERFLOW, native_spans.not_int_min(x.span), x) if x.family == "int" else None
+    overflow = low.cannot_hold(OVERFLOW, native_spans.not_int_min(x.span)) if x.family == "int" else None
     return [] if overflow is None else [(f"({x.sql} = {literal(INT_MIN)})", overflow)]
 
 
@@ -309,7 +309,7 @@ def _date_part(name: str, attribute: str = ""):
             raise NotNative("a date attribute of a non-date")
         message = python_words.words(python_words.attribute(attribute), None) or \
             "AttributeError: 'NoneType' object has no attribute"
-        guards = [(f"({x.sql} IS NULL)", low.error(message, x))] if x.nullable else []
+        guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
         return Typed(low.guarded(guards, cast(call(name, x.sql), "BIGINT")), "int", False)
     return make
 
@@ -335,7 +335,7 @@ def _weekday(iso: bool):
         attribute = "isoweekday" if iso else "weekday"
         message = python_words.words(python_words.attribute(attribute), None) or \
             "AttributeError: 'NoneType' object has no attribute"
-        guards = [(f"({x.sql} IS NULL)", low.error(message, x))] if x.nullable else []
+        guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
         value = f"CAST((dayofweek({x.sql}) + 5) % 7 + {1 if iso else 0} AS BIGINT)"
         return Typed(low.guarded(guards, value), "int", False)
     return make
@@ -374,7 +374,7 @@ def _call_int(low, args):
         if precision - scale > 18:  # else every value fits a long
             bound = lambda v: f"CAST('{v}' AS DECIMAL({sql.MAX_PRECISION},{scale}))"  # noqa: E731
             out_of_range = f"({x.sql} > {bound(INT_MAX)} OR {x.sql} < {bound(INT_MIN)})"
-            guards.append((out_of_range, low.error(OVERFLOW, x)))
+            guards.append((out_of_range, low.error(OVERFLOW)))
     return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
 
 
@@ -415,7 +415,7 @@ def _spark_result(regime: str, declared: str):
         outside = f"({x.sql} < {literal(spark_results.INT32[0])} OR {x.sql} > {literal(spark_results.INT32[1])})"
         message = ("SparkConversionError: returned an int outside 32 bits for its declared type int, "
                    "which Spark cannot convert (Arrow UDF)")
-        return Typed(low.guarded([(outside, low.error(message, x))], x.sql), "int", x.nullable)
+        return Typed(low.guarded([(outside, low.error(message))], x.sql), "int", x.nullable)
 
     return make
 

@@ -53,7 +53,7 @@ def duration(low, call) -> Typed:
         limit = native_spans.arith("-", a.span, b.span)
         beyond = low.cannot_hold("a duration beyond 2**53 microseconds has no exactly rounded native "
                                  "total_seconds()", native_spans.Limit.unknown() if limit is None
-                                 else limit.within(-EXACT_US, EXACT_US), a, b)
+                                 else limit.within(-EXACT_US, EXACT_US))
         if beyond is not None:
             guards.append((f"(abs({micros}) > {EXACT_US})", beyond))
     return Typed(low.guarded(guards, f"(CAST({micros} AS DOUBLE) / 1000000.0D)"), "float", False)

@@ -3,13 +3,17 @@
 `NativeLowering` builds its guards' errors with these methods (a mixin: they read the
 lowering's `where`, `line`, `shown` fields, `pinned` and `guards_made`):
 
-    error("ZeroDivisionError: float division by zero", x, y)
-        raise_error(concat('<<udflow:', <head, base64>, '.', <the record's JSON, base64>,
-                           '.', <operands>, ':udflow>>', <pin>))
+    error("ZeroDivisionError: float division by zero")
+        raise_error(concat('<<udflow:', <head, base64>, '.', <the record's JSON>, ':udflow>>', <pin>))
     raised(encoded)      the same, for a message computed at run time (a Python call's error)
 
 The driver finds the marker in Spark's error (`udf.translated`) and raises the decoded
 text as the user's `UdfRuntimeError`, as for an error of the function run in Python.
+
+Each raise site is analysed by Spark on every query that holds it, so it is kept small:
+the record's JSON goes into the message as Spark writes it (a JSON value ends where its
+text says, so it needs no encoding to be found again), and it is the only part built per
+row; an operation's operands are columns of that record or constants of the line named.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from __future__ import annotations
 import base64
 
 from udflow.spark_backend import sql
-from udflow.spark_backend.native_types import Typed
 from udflow.spark_backend.sql import case, ident, literal
 
 
@@ -26,13 +29,12 @@ def b64(text: str) -> str:
 
 
 class RaisingSql:
-    def error(self, message, *operands: Typed) -> str:
+    def error(self, message) -> str:
         """SQL that raises `message` (a text, or [(condition, text), ...] choosing one at run
-        time), naming the user's function and showing the record's read
-        fields (and the operands, when they are plain columns or constants), marked as the
+        time), naming the user's function and showing the record's read fields, marked as the
         Python path marks a failing function (`udf.MarkedFailure`), so that the driver reports
         it as a `UdfRuntimeError` like any error of the function. The constant text is encoded
-        here, once; only the record is encoded per row, and only when it raises."""
+        here, once; only the record is written per row, and only when it raises."""
         self.guards_made += 1
         at = f" (line {self.line})" if self.line else ""
 
@@ -43,11 +45,7 @@ class RaisingSql:
             first = head(message)
         else:  # [(condition, text), ...]: the first whose condition holds, else the last
             first = case([(cond, head(text)) for cond, text in message[:-1]], head(message[-1][1]))
-        chunks = [first, "'.'", self._record_text()]
-        if operands and all(o.leaf for o in operands):  # a computed operand would repeat its whole term
-            values = sql.call("array", *[sql.cast(o.sql, "STRING") for o in operands])
-            chunks += ["'.'", literal(b64("\n  operands: ")), "'.'", _base64_json(values)]
-        return self._raise(chunks)
+        return self._raise([first, "'.'", self._record_text()])
 
     def raised(self, encoded: str, with_line: bool = True) -> str:
         """SQL that raises a message computed at run time (`encoded`: SQL of its text in base64,
@@ -71,13 +69,7 @@ class RaisingSql:
         if self._record is None:
             if self.shown:
                 record = sql.call("named_struct", *[p for n in self.shown for p in (literal(n), ident(n))])
-                self._record = _base64_json(record)
+                self._record = sql.call("to_json", record, "map('ignoreNullFields', 'false')")
             else:
                 self._record = literal(b64("{}"))
         return self._record
-
-
-
-def _base64_json(value: str) -> str:
-    """SQL: the JSON of `value` as base64 (Spark may break it into lines: the reader strips them)."""
-    return sql.call("base64", sql.call("encode", sql.call("to_json", value, "map('ignoreNullFields', 'false')"), "'UTF-8'"))

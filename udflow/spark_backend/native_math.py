@@ -77,7 +77,7 @@ def _sqrt(low, args) -> Typed:
     _number("math.sqrt", x)
     guards = _none(low, "math.sqrt", x)
     if x.family != "bool":  # a bool is 0 or 1
-        guards.append((f"({x.sql} < 0)", low.error(python_words.raised_by(math.sqrt, -1.0), x)))
+        guards.append((f"({x.sql} < 0)", low.error(python_words.raised_by(math.sqrt, -1.0))))
     return Typed(low.guarded(guards, call("sqrt", _as_double(x))), "float", False)
 
 
@@ -108,12 +108,12 @@ def _rounded(name: str, spark_name: str):
         if x.family != "float":
             return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
         guards += [
-            (f"isnan({x.sql})", low.error(python_words.raised_by(run, math.nan), x)),
-            (f"({x.sql} IN (double('Infinity'), double('-Infinity')))", low.error(python_words.raised_by(run, math.inf), x)),
+            (f"isnan({x.sql})", low.error(python_words.raised_by(run, math.nan))),
+            (f"({x.sql} IN (double('Infinity'), double('-Infinity')))", low.error(python_words.raised_by(run, math.inf))),
         ]
         # Python's int holds floor(1e308); a long does not: a limit of the native form
         span = native_spans.to_int(x.span)
-        overflow = low.cannot_hold(native_spans.OVERFLOW, native_spans.fits_long(span), x)
+        overflow = low.cannot_hold(native_spans.OVERFLOW, native_spans.fits_long(span))
         if overflow is not None:
             guards.append((f"({x.sql} >= {TWO_63} OR {x.sql} < {INT_MIN}D)", overflow))
         return Typed(low.guarded(guards, cast(call(spark_name, x.sql), "BIGINT")), "int", False, span=span)
@@ -133,7 +133,7 @@ def _contract(name: str, spark_name: str, raises_where=None, raising_value: floa
         double = _as_double(x)
         value = call(spark_name, double)
         if raises_where is not None:
-            guards.append((raises_where(double, value), low.error(python_words.raised_by(run, raising_value), x)))
+            guards.append((raises_where(double, value), low.error(python_words.raised_by(run, raising_value))))
         return Typed(low.guarded(guards, value), "float", False)
     return make
 

@@ -280,7 +280,7 @@ def _split_pieces(model: ExplodeModel, lowering: NativeLowering) -> str:
     guards = []
     if source.nullable:
         message = "AttributeError: 'NoneType' object has no attribute 'split'"
-        guards.append((f"({source.sql} IS NULL)", lowering.error(message, source)))
+        guards.append((f"({source.sql} IS NULL)", lowering.error(message)))
     text = lowering.guarded(guards, source.sql)
     if model.sep is None:
         return f"filter(split({text}, {literal(f'[{PY_WHITESPACE}]+')}, -1), p -> p != '')"

@@ -78,7 +78,7 @@ def _receiver(low, x: Typed, method: str) -> list:
         return []
     message = python_words.words(python_words.attribute(method), None) or \
         f"AttributeError: 'NoneType' object has no attribute '{method}'"
-    return [(f"({x.sql} IS NULL)", low.error(message, x))]
+    return [(f"({x.sql} IS NULL)", low.error(message))]
 
 
 def _strip(method: str):

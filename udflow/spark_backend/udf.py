@@ -20,6 +20,7 @@ import base64
 import datetime
 import decimal
 import inspect
+import json
 import math
 import pickle
 import re
@@ -36,9 +37,7 @@ from udflow.sources import SourceValueError
 RECORD_REPR_LIMIT = 500
 BLOB = "__udflow_record"
 KEY = "__udflow_key"
-# base64 chunks joined by "." (native errors encode their constant text on the driver and
-# only the record on the executor); Spark may break a long base64 text into lines
-_MARKER = re.compile(r"<<udflow:([A-Za-z0-9+/=.\s]+):udflow>>")
+_OPEN, _CLOSE = "<<udflow:", ":udflow>>"
 _MALFORMED = re.compile(r"Malformed records are detected in record parsing[^\n]*")  # Spark's FAILFAST CSV read
 
 
@@ -47,11 +46,49 @@ class MarkedFailure(RuntimeError):
 
     def __init__(self, message: str):
         self.message = message
-        super().__init__("<<udflow:" + base64.b64encode(message.encode()).decode() + ":udflow>>")
+        super().__init__(_OPEN + base64.b64encode(message.encode()).decode() + _CLOSE)
 
 
-def _decoded(chunks: str) -> str:
-    return "".join(base64.b64decode(re.sub(r"\s", "", c)).decode() for c in chunks.split("."))
+def marked_message(text: str) -> Optional[str]:
+    """The message between the markers in `text`, decoded; None where no marked message is.
+
+    The chunks between the markers are joined by ".": a base64 text (the constant parts,
+    encoded on the driver; Spark may break a long one into lines) or a JSON value as Spark's
+    `to_json` wrote it (a native error's record, `native_errors`), which ends where its own
+    text says, whatever it holds."""
+    start = text.find(_OPEN)
+    while start >= 0:
+        found = _chunks(text, start + len(_OPEN))
+        if found is not None:
+            return "".join(found)
+        start = text.find(_OPEN, start + 1)
+    return None
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/=\s]*")
+_JSON = json.JSONDecoder()
+
+
+def _chunks(text: str, at: int) -> Optional[list]:
+    chunks = []
+    while True:
+        if text.startswith(("{", "["), at):
+            try:
+                _, end = _JSON.raw_decode(text, at)
+            except ValueError:
+                return None
+            chunks.append(text[at:end])
+        else:
+            end = _BASE64.match(text, at).end()
+            try:
+                chunks.append(base64.b64decode(re.sub(r"\s", "", text[at:end]), validate=True).decode())
+            except ValueError:  # binascii.Error and UnicodeDecodeError are ValueErrors
+                return None
+        if text.startswith(_CLOSE, end):
+            return chunks
+        if not text.startswith(".", end):
+            return None
+        at = end + 1
 
 
 # A marked message may name the UdfRuntimeError subclass the driver raises: "@Name:" first.
@@ -82,9 +119,11 @@ def translated() -> Iterator[None]:
         raise _runtime_error(exc.message) from None
     except Exception as exc:  # noqa: BLE001 - only marked failures are translated
         text = str(exc)
-        found = _MARKER.search(text) or _MARKER.search(repr(getattr(exc, "desc", "")))
+        found = marked_message(text)
+        if found is None:
+            found = marked_message(str(getattr(exc, "desc", "")))
         if found is not None:
-            raise _runtime_error(_decoded(found.group(1))) from None
+            raise _runtime_error(found) from None
         malformed = _MALFORMED.search(text)
         if malformed is not None:
             raise SourceValueError(
