@@ -27,6 +27,7 @@ from udflow.errors import UdflowError
 from udflow.frontend.conditions import atom_of
 from udflow.spark_backend import jvm_plan
 from udflow.spark_backend.frame_files import frame_files
+from udflow.spark_backend.memo import jvm_handle
 
 # PythonUDF eval types whose function is called once per row with plain values
 # (pyspark.util.PythonEvalType: SQL_BATCHED_UDF, SQL_ARROW_BATCHED_UDF)
@@ -281,9 +282,8 @@ class Reader:
 
     def __init__(self, spark):
         self.spark = spark
-        self.jvm = spark._jvm
-        self.python_udf = self.jvm.org.apache.spark.sql.catalyst.trees.TreePattern.PYTHON_UDF()
-        self.byte_tag = self.jvm.scala.reflect.ClassTag.Byte()
+        self.python_udf = jvm_handle(spark, "org.apache.spark.sql.catalyst.trees.TreePattern", "PYTHON_UDF")
+        self.byte_tag = jvm_handle(spark, "scala.reflect.ClassTag", "Byte")
         self.known: dict[int, Attr] = {}  # attribute id -> Attr, from the outputs read so far
 
     def output(self, j) -> tuple:
@@ -447,7 +447,8 @@ class Reader:
         """The DataFrame of `node`'s JVM plan, as the user's DataFrame computes it."""
         from pyspark.sql import DataFrame
 
-        jdf = self.jvm.org.apache.spark.sql.classic.Dataset.ofRows(self.spark._jsparkSession, node.jvm)
+        dataset = jvm_handle(self.spark, "org.apache.spark.sql.classic.Dataset")
+        jdf = dataset.ofRows(self.spark._jsparkSession, node.jvm)
         return DataFrame(jdf, self.spark)
 
 

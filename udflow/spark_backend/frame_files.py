@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Optional
 
 from udflow.spark_backend import connect, jvm_plan
+from udflow.spark_backend.memo import jvm_handle
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,14 @@ def frame_files(df) -> Optional[FrameFiles]:
     if connect.is_connect(df):
         return None
     try:
-        return _walked(df._jdf.queryExecution().analyzed(), df.sparkSession._jvm)
+        wrap = jvm_handle(df.sparkSession, "scala.collection.immutable.ArraySeq")
+        return _walked(df._jdf.queryExecution().analyzed(), wrap)
     except Exception:  # noqa: BLE001 - a plan this walk does not read proves nothing
         return None
 
 
-def _walked(plan, jvm) -> Optional[FrameFiles]:
+def _walked(plan, wrap) -> Optional[FrameFiles]:
+    """`wrap`: Scala's ArraySeq, whose `unsafeWrapArray` makes a Java array a Seq."""
     top = jvm_plan.output(plan)
     if top is None:
         return None
@@ -90,7 +93,7 @@ def _walked(plan, jvm) -> Optional[FrameFiles]:
         renamed = _passed_on(node, node_output, child_output, renamed)
         node, node_output = child, child_output
     leaves = jvm_plan.seq(plan.collectLeaves())
-    relations = tuple(found for found in (_relation(leaf, jvm) for leaf in leaves) if found is not None)
+    relations = tuple(found for found in (_relation(leaf, wrap) for leaf in leaves) if found is not None)
     plain = None
     if renamed is not None and relations and jvm_plan.node_name(node) == "LogicalRelation":
         in_relation = dict(relations[0].attributes)
@@ -125,7 +128,7 @@ def _followed(renamed: dict, attribute: int) -> int:
     return attribute
 
 
-def _relation(leaf, jvm) -> Optional[FileRelation]:
+def _relation(leaf, wrap) -> Optional[FileRelation]:
     """The leaf's FileRelation, or None where it reads no files Spark lists (any other leaf)."""
     if jvm_plan.node_name(leaf) != "LogicalRelation":
         return None
@@ -135,7 +138,7 @@ def _relation(leaf, jvm) -> Optional[FileRelation]:
     file_format = str(relation.fileFormat().toString())
     # the file list as one text: a Java array wrapped as a Scala Seq (py4j matches no varargs
     # method such as String.join to it), where reading it element by element costs a round trip each
-    listed = jvm.scala.collection.immutable.ArraySeq.unsafeWrapArray(relation.location().inputFiles())
+    listed = wrap.unsafeWrapArray(relation.location().inputFiles())
     files = tuple(jvm_plan.texts(listed))
     attributes = jvm_plan.output(leaf)
     if attributes is None:

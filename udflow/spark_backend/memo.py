@@ -9,6 +9,8 @@ answers (`remembered`):
     "helper_families"  the type of a helper's results on a sample (`python_calls`)
     "expr_splitter"    the JVM's splitter of one string into many (`select_expr`)
     "file_reads"       a file source's DataFrame, for its files as they are now (`read`)
+    "jvm_handles"      a JVM class or constant (`jvm_handle`): py4j finds a class by asking
+                       for each part of its name, one round trip each
 
 A table keeps at most LIMIT answers, the least recently used dropped first, so that a
 long-lived session does not grow without bound.
@@ -45,6 +47,18 @@ def remembered(spark: Any, table: str, key: Hashable, make: Callable[[], Any]) -
     if len(entries) > LIMIT:
         entries.popitem(last=False)
     return value
+
+
+def jvm_handle(spark: Any, name: str, member: str = "") -> Any:
+    """The JVM class `name` (a dotted name), or the value of its static method `member`
+    (called without arguments), looked up once per session."""
+    def look_up() -> Any:
+        found = spark._jvm
+        for part in name.split("."):
+            found = getattr(found, part)
+        return getattr(found, member)() if member else found
+
+    return remembered(spark, "jvm_handles", (name, member), look_up)
 
 
 def select_expr(df: DataFrame, exprs: list[str]) -> DataFrame:
