@@ -7,7 +7,8 @@ these variants of the same query, each ending in `collect()`:
 
     udf          the F.udf DataFrame as a PySpark user writes it     udf_pyspark(...).collect()
     from_spark   that DataFrame through udflow                         optimize_dataframe(df).collect()
-                 (the optimize and the collect are timed apart)
+                 (the optimize and the collect are timed apart, and the optimize's three
+                 steps: reading the plan, `optimize`, `to_spark`)
     hand         the query as written natively (each example's        hand_pyspark(...).collect()
                  `hand_pyspark`)
     transpiler   the F.udf DataFrame with plain (useArrow=False) UDFs and Spark's transpiler on:
@@ -83,6 +84,7 @@ class Outcome:
     total: dict = field(default_factory=dict)  # variant -> [seconds]: build (+ optimize) and collect
     collect: dict = field(default_factory=dict)  # variant -> [seconds]: collect() alone
     optimize: list = field(default_factory=list)  # from_spark: optimize_dataframe's seconds
+    phases: list = field(default_factory=list)  # from_spark: (read the plan, optimize, to_spark) seconds
     errors: dict = field(default_factory=dict)
     mismatches: dict = field(default_factory=dict)
     kept: list = field(default_factory=list)
@@ -130,6 +132,22 @@ def timed_collect(build: Callable, out: dict) -> list:
     return rows
 
 
+def _optimized_dataframe(df, out: dict):
+    """`udflow.optimize_dataframe(df)`, its three steps timed apart into out["phases"]:
+    reading the plan (`open_dataframe`), `optimize`, and `to_spark`."""
+    from udflow.engine import optimize
+    from udflow.frontend import open_dataframe
+
+    t0 = time.perf_counter()
+    opened = open_dataframe(df)
+    t1 = time.perf_counter()
+    best = optimize(opened.flow).best
+    t2 = time.perf_counter()
+    fast = best.to_spark(spark=df.sparkSession, fields=list(opened.columns))
+    out["phases"] = (t1 - t0, t2 - t1, time.perf_counter() - t2)
+    return fast
+
+
 def variants(spark, task: Task, data_dir: str) -> dict[str, Callable[[dict], list]]:
     """Each variant as a function of a dict it fills with its build and collect times."""
 
@@ -137,7 +155,7 @@ def variants(spark, task: Task, data_dir: str) -> dict[str, Callable[[dict], lis
         t0 = time.perf_counter()
         df = task.udf(spark, data_dir, None)
         built = time.perf_counter() - t0
-        rows = timed_collect(lambda: udflow.optimize_dataframe(df), out)
+        rows = timed_collect(lambda: _optimized_dataframe(df, out), out)
         out["optimize"] = out["build"]
         out["build"] += built
         return rows
@@ -280,6 +298,7 @@ def run_task(spark, task: Task, data_dir: str, scale: float, runs: int, log) -> 
             out.collect.setdefault(name, []).append(times["collect"])
             if "optimize" in times:
                 out.optimize.append(times["optimize"])
+                out.phases.append(times["phases"])
         log(f"  {task.name:<14} round {i + 1}: " + ", ".join(f"{n} {out.total[n][-1]:.2f}" for n in good))
     return out
 
@@ -325,6 +344,10 @@ def details(outcomes: list[Outcome]) -> str:
                      f"{'-' if met is None else 'met' if met <= TARGET_HAND else 'NOT met'})")
         lines.append(f"    from_spark opened the UDFs {', '.join(o.opened_udfs) or 'none'}; kept: "
                      + ("; ".join(o.kept) or "nothing"))
+        if o.phases:
+            read, optimized, lowered = (1000 * statistics.median(p[i] for p in o.phases) for i in range(3))
+            lines.append(f"    from_spark's own time (medians): reading the plan {read:.0f} ms, optimize "
+                         f"{optimized:.0f} ms, to_spark {lowered:.0f} ms")
         lines.extend(f"    | {line}" for line in o.physical)
         for name, what in o.transpiled.items():
             lines.append(f"    transpiler, {name}: {what}")
@@ -337,7 +360,7 @@ def details(outcomes: list[Outcome]) -> str:
 
 def as_json(o: Outcome) -> dict:
     return {"task": o.task, "scale": o.scale, "rows": o.rows, "total": o.total, "collect": o.collect,
-            "optimize": o.optimize,
+            "optimize": o.optimize, "phases": o.phases,
             "median": {v: o.median(v) for v in o.total}, "median_collect": {v: o.median(v, o.collect) for v in o.collect},
             "ratios": {f"{a}/{b}": o.ratio(a, b) for a, b in RATIOS},
             "ratios_collect": {f"{a}/{b}": o.ratio(a, b, o.collect) for a, b in RATIOS},
