@@ -84,6 +84,35 @@ def test_a_division_by_a_groups_length_has_no_zero_guard_by_a_filtered_length_ke
             some.collect(engine=engine, spark=spark if engine == "spark" else None)
 
 
+def counts(rows):
+    rows = list(rows)
+    yield {"k": rows[0]["k"], "n": len(rows), "large": len([r for r in rows if r["x"] > 4]),
+           "total": sum(r["x"] for r in rows)}
+
+
+def per_record(r):
+    return {**r, "mean": r["total"] / r["n"]}
+
+
+def per_large(r):
+    return {**r, "mean": r["total"] / r["large"]}
+
+
+@pytest.mark.spark
+def test_a_groups_count_divides_with_no_zero_guard_in_the_map_above_a_filtered_count_keeps_it(spark):
+    """A Reduce's count of its records is never 0 (`native_spans.emitted_nonzero`): the Map
+    above divides by it with no zero guard. A count of the records an `if` keeps may be 0:
+    its guard stays, and raises Python's error on both engines."""
+    whole = uf.source("t", rows=ROWS).reduce(["k"], counts).map(per_record)
+    some = uf.source("t", rows=ROWS).reduce(["k"], counts).map(per_large)
+    assert whole.physical().root.native and whole.physical()["Reduce[k](counts)"].native
+    assert _raise_sites(whole, spark) == _raise_sites(some, spark) - 1
+    _same_rows(whole, spark)
+    for engine in ("reference", "spark"):  # k = 0 holds x 0, 2, 4: none above 4
+        with pytest.raises(UdfRuntimeError, match="ZeroDivisionError: float division by zero"):
+            some.collect(engine=engine, spark=spark if engine == "spark" else None)
+
+
 def status_then_date(r):
     status = r["s"].strip().upper()
     placed = _parsed(r["t"])

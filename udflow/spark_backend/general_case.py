@@ -100,13 +100,14 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
     reduced = run(df)
     normal = reduced.normal
     if normal is None:
-        return Ran(reduced.frame, reduced.nonnull, magnitudes=reduced.magnitudes)
+        return Ran(reduced.frame, reduced.nonnull, magnitudes=reduced.magnitudes, nonzero=reduced.nonzero)
     inputs = tuple(c for c in normal.columns if c in df.columns)
     aggregated = tuple(c for c in normal.columns if c not in df.columns)
     per_record = tuple(c for c in normal.conditions if set(c.reads) <= set(df.columns))
     per_group = tuple(c for c in normal.conditions if c not in per_record)
     if not set(aggregated) | {r for c in per_group for r in c.reads} <= set(reduced.aggregated.columns):
-        return Ran(reduced.frame, reduced.nonnull, magnitudes=reduced.magnitudes)  # no split: limits raise
+        return Ran(reduced.frame, reduced.nonnull, magnitudes=reduced.magnitudes,  # no split: limits raise
+                   nonzero=reduced.nonzero)
     rows = replace(normal, columns=inputs, datetimes=tuple(c for c in normal.datetimes if c in inputs),
                    conditions=per_record) if inputs or per_record else None
     groups = replace(normal, columns=aggregated, datetimes=tuple(c for c in normal.datetimes if c in aggregated),
@@ -121,8 +122,10 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
     schema = native.frame.schema
     general = keys.within(df, python).groupBy(*[functions.expr(ident(k)) for k in node.key]).applyInArrow(
         executor.reduce_groups(udf, node.key, False, encoder(schema)), schema)
-    # the magnitudes assume no column's bound, only the data's: Python's groups keep them too
-    return Ran(native.frame.unionByName(general), native.nonnull, GroupsNormal(rows, groups), native.magnitudes)
+    # the magnitudes assume no column's bound, only the data's, and a count of a group's records
+    # is no less in Python: Python's groups keep them too
+    return Ran(native.frame.unionByName(general), native.nonnull, GroupsNormal(rows, groups), native.magnitudes,
+               native.nonzero)
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ from udflow.spark_backend import collisions, file_stats, functions, general_case
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.grouping import cogroup_keys, determined_fields
 from udflow.spark_backend.hints import check_reduce_hint, hinted_inputs
-from udflow.spark_backend.nullness import data_nonnull, data_types, forwarded_magnitudes, magnitudes_of, nonnull_of
+from udflow.spark_backend.nullness import data_nonnull, data_types, magnitudes_of, nonnull_of, passed_on
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.read import read_source
 from udflow.spark_backend.native import NotNative, col
@@ -102,6 +102,7 @@ class Lowered:
     input_schema: Optional[StructType] = None  # pickled: the schema its fields may inherit
     nonnull: frozenset = frozenset()  # fields a native operator (or a join's key) proves never None
     magnitudes: dict = field(default_factory=dict)  # field -> its largest magnitude, proven natively below
+    nonzero: frozenset = frozenset()  # fields a native operator below proves never 0 (a group's count)
     # pickled: the node run again with typed output, for a consumer that needs columns: one
     # pass, not pickled records persisted, sampled and decoded (None: no such way)
     run_typed: Optional[Callable[[], Optional[DataFrame]]] = None
@@ -193,7 +194,7 @@ class Lowering:
             columns = _shown(step, inp)
             if how == "scalar" and columns:
                 return Lowered(inp.df.filter(scalar.predicate(node, udf, columns)), pickled=False, nonnull=inp.nonnull,
-                               magnitudes=inp.magnitudes)
+                               magnitudes=inp.magnitudes, nonzero=inp.nonzero)
             df = inp.df.mapInArrow(executor.filter_partitions(udf, inp.pickled, columns), inp.df.schema)
             return Lowered(df, inp.pickled, inp.input_schema, inp.nonnull)
         inp = self.lower(node.input)
@@ -240,8 +241,9 @@ class Lowering:
         records = sample.records if sample is not None else ()
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")
         return self._natively(node, lambda where: general_case.split(
-            node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes), udf,
-            lambda schema: self._encoder(udf, schema)), inp.magnitudes)
+            node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes,
+                                                    inp.nonzero), udf,
+            lambda schema: self._encoder(udf, schema)), inp.magnitudes, inp.nonzero)
 
     def _source_types(self, source: Source) -> dict:
         """A source's fields' types and magnitudes, read (footers, a DataFrame's plan) once per
@@ -250,10 +252,11 @@ class Lowering:
             self._sources[id(source)] = (source, file_stats.source_types(source))
         return self._sources[id(source)][1]
 
-    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran], below: Optional[dict] = None
-                  ) -> Optional[Lowered]:
-        """`run(where)`'s DataFrame, fields known never None and magnitudes proven (a
-        `native_ops.Ran`; and those of `below`, its input's, that it leaves as they are), or None
+    def _natively(self, node: Node, run: Callable[[str], native_ops.Ran], below: Optional[dict] = None,
+                  below_nonzero: frozenset = frozenset()) -> Optional[Lowered]:
+        """`run(where)`'s DataFrame, fields known never None, magnitudes and fields never 0 proven
+        (a `native_ops.Ran`; and those of `below` and `below_nonzero`, its input's, that it leaves
+        as they are), or None
         where it is `NotNative`. An operator whose rows (or groups) outside its normal case run
         in Python (`general_case`) says so in `general_cases`."""
         try:
@@ -264,8 +267,11 @@ class Lowering:
         self.native_labels.add(node.label)
         if ran.normal is not None:
             self.general_cases[node.label] = ran.normal.describe()
-        kept = forwarded_magnitudes(node, below or {}, ran.frame.columns)
-        return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull, magnitudes={**kept, **ran.magnitudes})
+        below = below or {}
+        kept = {f: below[f] for f in passed_on(node, below, ran.frame.columns)}
+        nonzero = passed_on(node, below_nonzero, ran.frame.columns) | ran.nonzero
+        return Lowered(ran.frame, pickled=False, nonnull=ran.nonnull, magnitudes={**kept, **ran.magnitudes},
+                       nonzero=nonzero)
 
     def reduce(self, node: Reduce, key: Optional[tuple]) -> Lowered:
         step = self.physical[node.label]
@@ -325,6 +331,10 @@ class Lowering:
         """The magnitudes the operators below either side prove (the sides' fields are disjoint)."""
         return {**self.lower(node.left).magnitudes, **self.lower(node.right).magnitudes}
 
+    def _sides_nonzero(self, node: Match | Cross) -> frozenset:
+        """The fields the operators below either side prove never 0."""
+        return self.lower(node.left).nonzero | self.lower(node.right).nonzero
+
     def _pairs(self, node: Match | Cross, left: DataFrame, right: DataFrame, join: Callable, key: Optional[tuple],
                nonnull: frozenset) -> Lowered:
         shared = collisions.shared_columns(left, right) if node.fn is None else []
@@ -333,7 +343,8 @@ class Lowering:
             return Lowered(joined, pickled=False, nonnull=nonnull)
         joined = join(right)
         if node.fn is None:  # concatenation {**l, **r}: the join's own output
-            return Lowered(joined, pickled=False, nonnull=nonnull, magnitudes=self._sides_magnitudes(node))
+            return Lowered(joined, pickled=False, nonnull=nonnull, magnitudes=self._sides_magnitudes(node),
+                           nonzero=self._sides_nonzero(node))
         udf = Udf(node.label, function_location(node.fn), node.fn, "pair", tuple(left.columns))
         native = self._native_pairs(node, joined, nonnull, udf)
         if native is not None:
@@ -353,9 +364,10 @@ class Lowering:
         below = self._sides_magnitudes(node)
         magnitudes = {**below, **magnitudes_of(data_types(node.left, self._source_types)),
                       **magnitudes_of(data_types(node.right, self._source_types))}
+        nonzero = self._sides_nonzero(node)
         return self._natively(node, lambda where: general_case.split(
-            node, joined, lambda df: native_ops.run(df, step.model, where, nonnull, (), magnitudes), udf,
-            lambda schema: self._encoder(udf, schema)), below)
+            node, joined, lambda df: native_ops.run(df, step.model, where, nonnull, (), magnitudes, nonzero), udf,
+            lambda schema: self._encoder(udf, schema)), below, nonzero)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))

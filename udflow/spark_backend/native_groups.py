@@ -116,6 +116,7 @@ class Reduced:
     normal: Optional[NormalCase] = None
     aggregated: Optional[DataFrame] = None
     magnitudes: dict = field(default_factory=dict)  # field -> the magnitude its span proves
+    nonzero: frozenset = frozenset()  # fields never 0 (a group's count of its records)
 
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset,
@@ -163,7 +164,8 @@ def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnul
     out, known = run_map(one_row, over_one_row, groups)
     return Reduced((out.drop(*helper) if copies else out), known - set(helper),
                    normal_case(rows.limits, datetime_columns(schema) | datetime_columns(one_row.schema)), one_row,
-                   native_spans.emitted_magnitudes(over_one_row, groups.spans, out.schema))
+                   native_spans.emitted_magnitudes(over_one_row, groups.spans, out.schema),
+                   native_spans.emitted_nonzero(over_one_row, groups.nonzero))
 
 
 def _one_row(grouped: DataFrame, firsts: list, from_key: tuple, helper: list) -> DataFrame:

@@ -329,21 +329,24 @@ class Ran:
     # and counts, `native_groups`) from the data's bounds alone, so true of rows that a
     # general case computes in Python too; read above as a source's statistics are
     magnitudes: dict = field(default_factory=dict)
+    nonzero: frozenset = frozenset()  # fields never 0, proven by the operator (a group's count)
 
 
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), sample: tuple = (),
-        magnitudes: Optional[dict] = None) -> Ran:
+        magnitudes: Optional[dict] = None, nonzero: frozenset = frozenset()) -> Ran:
     """The operator natively; NotNative when the model has no exact native form. `nonnull`:
     the input's fields known never None (the data's types, `udflow.field_types`, and what the
     operators below prove), whatever Spark's schema says. `sample`: input records taken on the
     driver (`udflow.samples`), which type the results of the user's helpers. `magnitudes`: the
-    int fields' largest magnitudes the data proves (`nullness.magnitudes_of`)."""
+    int fields' largest magnitudes the data proves (`nullness.magnitudes_of`). `nonzero`: the
+    input's fields the operators below prove never 0 (no zero guard divides by them)."""
     # a call with no native form runs as Python in the plan (`python_calls`); over an
     # explosion's pieces none does: the plan's step built their list as one Python term
     # instead (`engine.pieces_in_python`), and the pieces' lowering has none
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model),
                               python_calls=PythonCalls(df.sparkSession),
-                              sample=sample, computed_at=getattr(model, "computed_at", ()), magnitudes=magnitudes)
+                              sample=sample, computed_at=getattr(model, "computed_at", ()), magnitudes=magnitudes,
+                              nonzero=nonzero)
     runs = {FilterModel: run_filter, RecordModel: run_map, ExplodeModel: run_explode}
     if type(model) not in runs:
         raise NotNative(f"no native form for a {type(model).__name__}")

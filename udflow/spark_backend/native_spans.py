@@ -350,6 +350,22 @@ def emitted_magnitudes(model: RecordModel, spans, schema) -> dict:
     return found
 
 
+def emitted_nonzero(model: RecordModel, nonzero: frozenset) -> frozenset:
+    """The fields every emitting case writes as one of the `nonzero` fields (a group's count
+    of its records, `len(rows)`: a group is never empty) or a number other than 0: an
+    operator above divides by them with no zero guard (`sum(score) / count(*)`)."""
+    emits = [dict(c.emit.fields) for c in model.cases if isinstance(c.emit, Emit)]
+    if not emits:
+        return frozenset()
+    return frozenset(name for name in emits[0] if all(_never_zero(e.get(name), nonzero) for e in emits))
+
+
+def _never_zero(term: Optional[Expr], nonzero: frozenset) -> bool:
+    if isinstance(term, Lit):
+        return type(term.value) in (int, float) and term.value != 0
+    return isinstance(term, Field) and term.name in nonzero
+
+
 def _term_magnitude(term: Optional[Expr], spans):
     """What bounds `term`'s magnitude (None: nothing known); None, a value, bounds nothing."""
     if isinstance(term, Lit) and (term.value is None or type(term.value) is int):

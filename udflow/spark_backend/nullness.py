@@ -240,19 +240,19 @@ def magnitudes_of(types: dict) -> dict:
     return {f: t.magnitude for f, t in types.items() if t.magnitude is not None}
 
 
-def forwarded_magnitudes(node: Node, magnitudes: dict, columns) -> dict:
-    """Of the proven `magnitudes` of `node`'s input fields (`native_ops.Ran.magnitudes`), those
-    of the fields among its output `columns` that its function leaves as they are (all of
-    them for a filter or a concatenating join; none where it has no analysis)."""
+def passed_on(node: Node, fields, columns) -> frozenset:
+    """Of `node`'s input `fields` (those a proof below holds of: `native_ops.Ran.magnitudes`,
+    `.nonzero`), those among its output `columns` that its function leaves as they are (all
+    of them for a filter or a concatenating join; none where it has no analysis)."""
     if getattr(node, "fn", None) is None:
         changed = frozenset()
     else:
         try:
             p = properties_of(node)
         except Exception:  # noqa: BLE001 - no analysis: it may change anything
-            return {}
+            return frozenset()
         changed = changed_fields(p)
-    return {f: m for f, m in magnitudes.items() if f in columns and f not in changed}
+    return frozenset(f for f in fields if f in columns and f not in changed)
 
 
 def changed_fields(p) -> set:
