@@ -56,6 +56,8 @@ def _local_path(uri: str) -> Optional[str]:
 
 @dataclass(frozen=True)
 class FrameFiles:
+    """What a DataFrame's analysed plan says about the files it reads."""
+
     output: tuple  # ((column, attribute id), ...) of the DataFrame, in order
     relations: tuple  # (FileRelation, ...) of the plan's leaves that read files
     # ((DataFrame column, file column), ...) where the DataFrame is exactly one relation's rows
@@ -64,6 +66,7 @@ class FrameFiles:
 
     @property
     def plain_relation(self) -> Optional[FileRelation]:
+        """The one relation whose rows the DataFrame exactly is, or None."""
         return self.relations[0] if self.plain is not None else None
 
 
