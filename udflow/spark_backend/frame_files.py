@@ -41,11 +41,11 @@ class FileRelation:
 
     def local_files(self) -> Optional[tuple]:
         """The files as local paths, or None where one is not a local file."""
-        local = tuple(_local_path(p) for p in self.files)
+        local = tuple(local_path(p) for p in self.files)
         return local if local and all(p is not None for p in local) else None
 
 
-def _local_path(uri: str) -> Optional[str]:
+def local_path(uri: str) -> Optional[str]:
     """`/a/b` of `file:/a/b`, `file:///a/b` or `/a/b`; None for any other scheme or a host."""
     if uri.startswith("file:///"):
         return uri[len("file://"):]

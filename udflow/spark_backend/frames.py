@@ -24,7 +24,7 @@ from udflow.field_types import footer_rows
 from udflow.spark_backend import connect
 from udflow.spark_backend.csv_read import csv_read
 from udflow.spark_backend.file_stats import AS_ARROW_GIVES, parquet_read
-from udflow.spark_backend.frame_files import frame_files
+from udflow.spark_backend.frame_files import frame_files, local_path
 from udflow.spark_backend.session import get_session
 
 
@@ -119,12 +119,10 @@ def _parquet_footer_rows(df: DataFrame, leaf: Any) -> Optional[int]:
         files = relations[0].local_files() if parquet else None
     else:
         listed = df.inputFiles()
-        files = [_local(f) for f in listed] if listed and all(f.endswith(".parquet") for f in listed) else None
+        parquet = bool(listed) and all(f.endswith(".parquet") for f in listed)
+        files = [local_path(f) for f in listed] if parquet else None
+        files = files if files and None not in files else None
     return footer_rows(files) if files else None  # None: not readable from the driver, fall back to bytes
-
-
-def _local(uri: str) -> str:
-    return uri[len("file:"):] if uri.startswith("file:") else uri
 
 
 def head(df: DataFrame, n: int) -> list[dict]:
