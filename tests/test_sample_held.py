@@ -54,3 +54,17 @@ def test_a_sample_above_a_cut_is_not_the_whole_output():
     assert not by_label["even"].complete and not by_label["count"].complete
     whole = dict(output_samples(_flow(docs=sample, items=2).root, source_records=sample))
     assert all(s.complete for s in whole.values())
+
+
+def test_a_join_above_a_cut_does_not_take_the_cut_side_as_whole():
+    """A join's selectivity is measured on the sample only where one side's sample is whole
+    (every partner of the other side's records seen): an input cut short is not."""
+    sample = 100
+    lexicon = uf.source("lexicon", rows=[{"word": w, "score": w % 3} for w in range(2 * sample)])
+    words = uf.source("docs", rows=[{"doc": d, "n": 10} for d in range(sample)]).map(explode, name="explode")
+    joined = words.match(lexicon, on=("i", "word"), name="scored")
+    profiles = profile_functions(joined.root, sample_size=sample)
+    assert profiles["scored"].join_selectivity is None  # the words were cut, the lexicon's sample is not whole
+    whole_lexicon = uf.source("lexicon", rows=[{"word": w, "score": w % 3} for w in range(sample)])
+    joined = words.match(whole_lexicon, on=("i", "word"), name="scored")
+    assert profile_functions(joined.root, sample_size=sample)["scored"].join_selectivity == 1 / sample

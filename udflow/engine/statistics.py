@@ -346,22 +346,25 @@ def _profile_sample(root: Node, sample_size: int, outputs: Optional[dict] = None
         if isinstance(node, Source) or (getattr(node, "fn", None) is None and not isinstance(node, Match)):
             continue  # sources, and Cross/Custom without a function: nothing sampled to profile
         counter = counters.get(node.label)
-        seen = _as_handed(node, sizes, handed.get(node.label))
-        profiles[node.label] = _profile(node, counter, seen, key_figures(node, keys, seen, complete))
+        seen, whole = _as_handed(node, sizes, complete, handed.get(node.label))
+        profiles[node.label] = _profile(node, counter, seen, key_figures(node, keys, seen, whole))
         if counter and counter.calls and counter.emitted < MIN_EMITTED and not complete[node.label]:
             starved = True
     return profiles, starved
 
 
-def _as_handed(node: Node, sizes: dict, handed: Optional[tuple]) -> dict:
-    """`sizes`, its entries for `node`'s inputs the records they handed it where they were
-    cut short (`samples.run_every_subtree`): what the operator ran on."""
+def _as_handed(node: Node, sizes: dict, complete: dict, handed: Optional[tuple]) -> tuple[dict, dict]:
+    """`sizes` and `complete`, their entries for `node`'s inputs the records they handed it
+    where they were cut short (`samples.run_every_subtree`): what the operator ran on, and
+    an input cut short is not whole (a join's pairs with it have not all been seen)."""
     if handed is None:
-        return sizes
-    seen = dict(sizes)
+        return sizes, complete
+    seen, whole = dict(sizes), dict(complete)
     for child, rows in zip(node.inputs, handed):
-        seen[child.label] = (len(rows), sizes[child.label][1], rows)
-    return seen
+        if len(rows) < sizes[child.label][0]:
+            seen[child.label] = (len(rows), sizes[child.label][1], rows)
+            whole[child.label] = False
+    return seen, whole
 
 
 def run_every_subtree(plan: Node, run, held: Optional[int] = None, handed: Optional[dict] = None
