@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import json
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from udflow.spark_backend.udf import MarkedFailure, marked_message
@@ -23,6 +23,7 @@ def _native(head: str, record: dict, pin: str = "") -> str:
     return f"[USER_RAISED_EXCEPTION] <<udflow:{_b64(head)}.{written}:udflow>>{pin} SQLSTATE: P0001\n\tat ..."
 
 
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(st.sampled_from(["a", "b.c", "<<udflow:"]),
                        st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.text())))
 def test_a_records_json_is_found_whatever_its_strings_hold(record):
