@@ -13,7 +13,6 @@ import math
 import operator
 
 from udflow import spark_results
-from udflow.expr import Field, Lit
 from udflow.spark_backend import native_dates, native_math, native_spans, native_strings, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -254,9 +253,7 @@ def _never_zero(term, low) -> bool:
     """A divisor that is never 0, so no zero guard: a constant other than 0 (True included: it
     is 1), or a column the lowering knows is not 0 (a group's `len(rows)`, `native_groups`; a
     field a condition proves not 0, `nullness.nonzero_when_true`)."""
-    if isinstance(term, Field):
-        return term.name in low.nonzero
-    return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) and term.value != 0
+    return native_spans.never_zero(term, low.nonzero)
 
 
 # -- calls ------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 import datetime
+import decimal
 import math
 from fractions import Fraction
 
@@ -357,13 +358,15 @@ def emitted_nonzero(model: RecordModel, nonzero: frozenset) -> frozenset:
     emits = [dict(c.emit.fields) for c in model.cases if isinstance(c.emit, Emit)]
     if not emits:
         return frozenset()
-    return frozenset(name for name in emits[0] if all(_never_zero(e.get(name), nonzero) for e in emits))
+    return frozenset(name for name in emits[0] if all(never_zero(e.get(name), nonzero) for e in emits))
 
 
-def _never_zero(term: Optional[Expr], nonzero: frozenset) -> bool:
-    if isinstance(term, Lit):
-        return type(term.value) in (int, float) and term.value != 0
-    return isinstance(term, Field) and term.name in nonzero
+def never_zero(term: Optional[Expr], nonzero: frozenset) -> bool:
+    """A term that is never 0: a constant other than 0 (True included: it is 1), or one of the
+    `nonzero` fields (a group's `len(rows)`; a field a condition proves not 0)."""
+    if isinstance(term, Field):
+        return term.name in nonzero
+    return isinstance(term, Lit) and isinstance(term.value, (int, float, decimal.Decimal)) and term.value != 0
 
 
 def _term_magnitude(term: Optional[Expr], spans):
