@@ -38,6 +38,7 @@ from udflow.expr import (
 )
 from udflow.bits import Bits, Invert
 from udflow.tables import InTable, Table, TableGet, TableItem
+from udflow.spark_backend import native_case
 
 pytestmark = pytest.mark.spark
 
@@ -56,7 +57,8 @@ ROWS = [
 ]
 NAMES = ("id", "i", "j", "f", "d", "s", "t", "dt", "b")
 RECORDS = [dict(zip(NAMES, row)) for row in ROWS]
-ALLOWED_GUARDS = ("int overflow past 64 bits", "beyond 2**53", "more than 28 digits")
+# the native form's limits (the rows past them run in Python where the operator splits its rows)
+ALLOWED_GUARDS = ("int overflow past 64 bits", "beyond 2**53", "more than 28 digits", native_case.CANNOT_HOLD)
 
 STATS = collections.Counter()
 
@@ -162,6 +164,12 @@ typed_terms = st.one_of(
               st.sampled_from(["a", " ", "aa", "", "\u00df", "-"]), st.sampled_from(["", "-", "xy"])),
     st.builds(lambda x, w: Call("str.zfill", (x, Lit(w))), signed_texts, st.sampled_from([0, 3, 5, -1])),
     st.builds(lambda x, sub: Call("str.find", (x, Lit(sub))), signed_texts, st.sampled_from(["", "a", " ", "\u00df"])),
+    # case mappings over what keeps a text's characters (`native_case`): native on ASCII rows
+    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["str.lower", "str.upper"]), st.one_of(
+        signed_texts, st.builds(Slice, signed_texts, st.sampled_from([None, 1, -2]), st.sampled_from([None, 3])),
+        st.builds(lambda x, chars: Call("str.strip", (x, Lit(chars))), signed_texts, st.sampled_from([" a", "\u00df-"])),
+        st.builds(lambda x, new: Call("str.replace", (x, Lit("a"), Lit(new))), signed_texts, st.sampled_from(["B", "\u00c9"])),
+        st.builds(lambda a, b: Arith("+", a, b), signed_texts, signed_texts))),
     st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["math.radians", "math.degrees", "math.log1p",
                                                                  "numpy.sqrt", "numpy.exp", "numpy.abs"]), numbers),
 )

@@ -22,7 +22,11 @@ def lowered_title(r):
 
 
 def lowered_case(r):
-    return {**r, "name": r["name"].lower()}  # whitelisted, no exact native form: the call alone in Python
+    return {**r, "name": r["name"].title()}  # whitelisted, no exact native form: the call alone in Python
+
+
+def lower_case(r):
+    return {**r, "name": r["name"].lower()}  # native where the name is ASCII, the other rows in Python
 
 
 def keyword_round(r):
@@ -55,7 +59,8 @@ def clean(r):
 
 CASES = [
     (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".swapcase()"))),
-    (lowered_case, "map", "native, with Python for", "str.lower (line {})".format(line_of(lowered_case, ".lower()"))),
+    (lowered_case, "map", "native, with Python for", "str.title (line {})".format(line_of(lowered_case, ".title()"))),
+    (lower_case, "map", "native", ""),
     (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),
     (stripped_of_dashes, "map", "native", ""),
     (prefixed_after_one, "filter", "Python (scalar UDF)", "a form of str.startswith with no exact native form"),

@@ -1,6 +1,7 @@
-"""Partial lowering (issue 29, item 2): a model's call with no exact native form (`str.lower`,
-`str.upper`, `round`, `math.*`) runs as an Arrow UDF inside the native plan, everything around it as
-Spark expressions (`udflow/spark_backend/python_calls.py`).
+"""Partial lowering (issue 29, item 2): a model's call with no exact native form (`str.title`,
+`str.capitalize`, `round`, `math.*`) runs as an Arrow UDF inside the native plan, everything around
+it as Spark expressions (`udflow/spark_backend/python_calls.py`). `str.lower`/`str.upper` run
+natively on the rows whose text is ASCII, the others in Python (`native_case`).
 
 Python's values and errors, on both engines: Unicode case mappings the JVM does differently,
 float ties that Spark would round on the decimal text, None receivers, NaN and infinity; an
@@ -29,8 +30,12 @@ def lowered(r):
     return {**r, "low": r["s"].lower() if r["s"] is not None else None, "up": r["s"].upper() if r["s"] else ""}
 
 
-def stripped_lower_is_completed(r):
-    return r["s"] is not None and r["s"].strip().lower() == "completed"
+def titled(r):
+    return {**r, "low": r["s"].title() if r["s"] is not None else None, "up": r["s"].capitalize() if r["s"] else ""}
+
+
+def stripped_title_is_completed(r):
+    return r["s"] is not None and r["s"].strip().title() == "Completed"
 
 
 def rounded(r):
@@ -86,8 +91,8 @@ def _run(spark, flow):
 
 
 CASES = [
-    ("map", lambda src: src.map(lowered)),
-    ("filter", lambda src: src.filter(stripped_lower_is_completed)),
+    ("map", lambda src: src.map(titled)),
+    ("filter", lambda src: src.filter(stripped_title_is_completed)),
     ("round", lambda src: src.map(rounded)),
     ("reduce", lambda src: src.reduce(["k"], rounded_total)),
     ("math", lambda src: src.map(measured)),
@@ -140,11 +145,11 @@ def test_an_error_of_the_call_is_pythons_on_both_engines(spark, fn, rows, error)
 
 
 def lowered_upper(r):
-    return {**r, "lu": r["s"].lower().upper() if r["s"] is not None else None}
+    return {**r, "lu": r["s"].title().capitalize() if r["s"] is not None else None}
 
 
 def test_a_call_over_another_call_is_one_python_term_with_no_column_for_the_inner_call(spark):
-    """`s.lower().upper()`: the outer call computes its argument itself, so the inner call,
+    """`s.title().capitalize()`: the outer call computes its argument itself, so the inner call,
     lowered only for its type, adds no column of its own."""
     flow = uf.source("t", rows=ROWS).map(lowered_upper)
     lowering, rows = _run(spark, flow)
@@ -164,12 +169,12 @@ def test_a_call_in_a_branch_the_record_does_not_take_never_raises(spark):
 
 def lowered_pieces(r):
     for word in r["s"].split():
-        yield {"k": r["k"], "w": word.lower()}
+        yield {"k": r["k"], "w": word.title()}
 
 
 def lowered_inside_a_sum(rows):
     rows = list(rows)
-    yield {"k": rows[0]["k"], "n": sum(len(r["s"].lower()) for r in rows)}
+    yield {"k": rows[0]["k"], "n": sum(len(r["s"].title()) for r in rows)}
 
 
 def test_inside_an_aggregate_the_call_keeps_the_operator_in_python(spark):
@@ -188,7 +193,7 @@ def _short_stem(word):
 
 
 def pieces_of_upper(r):
-    for word in r["s"].upper().split(" "):
+    for word in r["s"].title().split(" "):
         yield {**r, "w": word, "n": len(word)}
 
 
@@ -198,7 +203,7 @@ def test_an_explosions_source_call_runs_in_python_before_a_native_split(spark):
     flow = uf.source("t", rows=ROWS).filter(lambda r: r["s"] is not None).map(pieces_of_upper)
     chosen = uf.optimize(flow).chosen
     step = chosen.flow.physical()[chosen.node.label]
-    assert step.describe().startswith("native, with Python for") and "str.upper" in step.describe()
+    assert step.describe().startswith("native, with Python for") and "str.title" in step.describe()
     lowering = Lowering(spark, chosen.flow.physical(), samples=dict(chosen.samples))
     rows = lowering.records(chosen.node)
     assert chosen.node.label in lowering.native_labels
@@ -207,13 +212,13 @@ def test_an_explosions_source_call_runs_in_python_before_a_native_split(spark):
 
 def stemmed_tokens(r):
     for word in r["s"].split(" "):
-        if word.lower() not in ("the", "a"):
-            yield {"k": r["k"], "w": _short_stem(word.lower()), "tag": "t"}
+        if word.title() not in ("The", "A"):
+            yield {"k": r["k"], "w": _short_stem(word.title()), "tag": "t"}
 
 
 def kept_pieces(r):
     for word in r["s"].split():
-        if word.lower() != "fine":  # only the guard needs Python
+        if word.title() != "Fine":  # only the guard needs Python
             yield {**r, "w": word}
 
 
@@ -228,7 +233,7 @@ def counted_pieces(r):
 
 @pytest.mark.parametrize("fn", [lowered_pieces, stemmed_tokens, kept_pieces], ids=["call", "helper", "guard"])
 def test_an_explosion_whose_pieces_need_python_builds_their_list_in_python_and_explodes_natively(spark, fn):
-    """issue 29, item 2: a call on each piece (str.lower, the user's helper) would cross to
+    """issue 29, item 2: a call on each piece (str.title, the user's helper) would cross to
     Python once per piece; the list of what the pieces give is built once per record
     (`engine.pieces_in_python`), Spark explodes it and copies the record's fields"""
     flow = uf.source("t", rows=ROWS).filter(lambda r: r["s"] is not None).map(fn)
@@ -271,12 +276,12 @@ def pieces_and_lengths(r):
 
 def pieces_with_a_computed_field(r):
     for word in r["s"].split(" "):
-        yield {"k": r["k"] * 2, "w": word.lower()}
+        yield {"k": r["k"] * 2, "w": word.title()}
 
 
 @pytest.mark.parametrize("fn, why", [
     (pieces_and_lengths, "calls your helper _short_stem on each piece"),
-    (pieces_with_a_computed_field, "calls str.lower on each piece"),
+    (pieces_with_a_computed_field, "calls str.title on each piece"),
 ], ids=["two-fields-read-the-piece", "a-computed-record-field"])
 def test_an_explosion_the_list_cannot_carry_stays_in_python(spark, fn, why):
     """The list carries one value per piece, and the record's other fields must be copies
@@ -319,14 +324,14 @@ def test_an_f_string_of_a_float_writes_pythons_repr(spark):
 
 
 def status_first(r):
-    status = r["s"].strip().lower()  # Python computes it first, on every row
-    if status == "completed" or status.startswith("m"):
+    status = r["s"].strip().title()  # Python computes it first, on every row
+    if status == "Completed" or status.startswith("M"):
         yield {**r, "status": status, "size": len(status)}
 
 
 def status_second(r):
-    status = r["s"].strip().lower()
-    if r["n"] > -3 and status == "completed":  # an `and` that held computed every operand
+    status = r["s"].strip().title()
+    if r["n"] > -3 and status == "Completed":  # an `and` that held computed every operand
         yield {**r, "status": status, "size": len(status)}
 
 
@@ -347,7 +352,7 @@ def test_a_call_computed_first_is_checked_for_its_error_once_and_read_plainly_af
     projections = [line for line in plan.splitlines() if "Project" in line and "__udflow_term_" not in line]
     assert projections and not [line for line in projections if ".error" in line], plan
     if fn is status_first:  # `or`'s second operand
-        assert re.search(r"StartsWith\(__udflow_py0#\d+\.value, m\)", plan), plan
+        assert re.search(r"StartsWith\(__udflow_py0#\d+\.value, M\)", plan), plan
     broken = uf.source("t", rows=ROWS).map(fn)  # a None status: AttributeError, first
     messages = []
     for engine in ("reference", "spark"):

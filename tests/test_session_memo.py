@@ -15,7 +15,7 @@ ROWS = [{"k": i % 3, "s": ["a b", " Done ", None, "ÉTÉ"][i % 4], "t": f"2025-0
 
 
 def lowered(r):
-    return {**r, "low": r["s"].lower() if r["s"] is not None else None}
+    return {**r, "low": r["s"].title() if r["s"] is not None else None}
 
 
 def _month(text):

@@ -43,6 +43,7 @@ from udflow.physical import PhysicalPlan, Step
 from udflow.pieces import Pieces
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
+from udflow.spark_backend.native_case import case_mapped
 from udflow.spark_backend.native_math import field_contracts
 from udflow.spark_backend.python_calls import RESULTS
 
@@ -179,13 +180,15 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
     then tries the pieces' list as one Python term (`pieces_in_python`), which this
     counts as Python inside the plan."""
     in_python = []
+    split = model.source if isinstance(model, ExplodeModel) and model.split else None
     for line, term, contract in _terms_and_contracts(model):
         for t, in_aggregate in _calls(term):
             if isinstance(t, Pieces):
                 in_python.append(f"the pieces of the explosion, as one list per record (line {line})")
                 continue
             helper = isinstance(t, HelperCall)
-            if t in contract or not helper and t.name in NATIVE_CALLS and arity_fits(t.name, t.args):
+            if t in contract or not helper and (t.name in NATIVE_CALLS and arity_fits(t.name, t.args)
+                                                or case_mapped(t, split)):
                 continue
             if isinstance(model, ExplodeModel) and any(isinstance(e, Elem) for e in t.walk()):
                 name = f"your helper {t.name}" if helper else t.name

@@ -10,7 +10,7 @@ import inspect
 import re
 
 from udflow import bits, expr, helper_calls, tables
-from udflow.spark_backend import native_calls, native_math, native_strings, python_calls
+from udflow.spark_backend import native_calls, native_case, native_math, native_strings, python_calls
 from udflow.spark_backend.native import NativeLowering
 
 HEADER = """# Python that runs natively: a cheat sheet
@@ -82,6 +82,10 @@ def markdown() -> str:
             if name in python_calls.RESULTS:
                 form += "; its other forms run as Python inside the native plan"
             lines.append(f"| `{name}` | yes ({form}) |")
+        elif name in native_case.CASE_MAPPINGS:
+            lines.append(f"| `{name}` | yes where the receiver is made of str fields (strip, replace with ASCII text, "
+                         f"slices, `+`) and on the rows where those are ASCII; the other rows run as Python "
+                         f"(the general case), and a receiver made otherwise runs the call as Python |")
         elif name in python_calls.RESULTS:
             forms = ", ".join(f"({', '.join(families)}) -> {result}"
                               for families, result in python_calls.RESULTS[name].items())

@@ -49,14 +49,15 @@ Spark in one call, and its error messages are one small expression each.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional
 
 from pyspark.sql import Column
 from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import Call, Expr, Field, IfElse, Lit
-from udflow.spark_backend import (functions, native_bits, native_calls, native_dates, native_math, native_spans,
-                                  native_tables, python_words, sql)
+from udflow.spark_backend import (functions, native_bits, native_calls, native_case, native_dates, native_math,
+                                  native_spans, native_tables, python_words, sql)
 from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_truth import Conditions
 from udflow.spark_backend.native_types import (
@@ -87,7 +88,8 @@ class NativeLowering(RaisingSql, Conditions):
 
     def __init__(self, schema: StructType, where: str, nonnull: frozenset = frozenset(), checked=None,
                  shown=None, pinned: bool = True, elem: Optional[str] = None, python_calls=None, sample: tuple = (),
-                 computed_at=(), nonzero: frozenset = frozenset(), spans=None, limits=None, magnitudes=None):
+                 computed_at=(), nonzero: frozenset = frozenset(), spans=None, limits=None, magnitudes=None,
+                 elem_ascii: Optional[tuple] = None):
         self.fields = {f.name: f for f in schema.fields}
         # a numeric or datetime column's values in the normal case (`native_spans`), narrowed by the data's
         # `magnitudes` (`nullness.magnitudes_of`); a column computed in the operator itself
@@ -121,6 +123,8 @@ class NativeLowering(RaisingSql, Conditions):
         # an aggregate's argument, which Spark requires deterministic and never moves anyway
         self.pinned = pinned
         self.elem = elem  # the column holding an explosion's piece (`Elem()`), where there is one
+        # the input columns whose being ASCII makes every piece ASCII (`native_case.elem_ascii`), or None
+        self.elem_ascii = elem_ascii
         self.guards_made = 0  # raising guards and errors built so far: a term that adds some may raise
         self.line = 0  # the user's line the terms being lowered stand on (named in errors)
         self.computed_at = dict(computed_at)  # a term -> the line of the statement computing it (`RecordModel`)
@@ -402,9 +406,11 @@ class NativeLowering(RaisingSql, Conditions):
             return native_dates.duration(self, t)
         maker = native_calls.CALLS.get(t.name) or (native_math.AT_VALUE.get(t.name) if at_value and t in self.contract
                                                    else None)
+        if t.name in native_case.CASE_MAPPINGS and len(t.args) == 1:  # its form depends on the receiver's term
+            maker = functools.partial(native_case.lower_case_mapping, call=t)
         mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]
-        if maker is not None and native_calls.arity_fits(t.name, t.args):
+        if maker is not None and (native_calls.arity_fits(t.name, t.args) or t.name in native_case.CASE_MAPPINGS):
             try:
                 return maker(self, args)
             except NotNative:

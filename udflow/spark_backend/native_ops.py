@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
-from udflow.spark_backend import native_spans, nullness
+from udflow.spark_backend import native_case, native_spans, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import datetime_columns, decimal_of, family_of
@@ -258,7 +258,8 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     nonnull = lowering.nonnull | {ELEM} if model.split else lowering.nonnull - {ELEM}  # an item may be None
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, nonnull,
                                      shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
-                                     spans=ChainMap({ELEM: None}, _carried(lowering, exploded)), limits=lowering.limits)
+                                     spans=ChainMap({ELEM: None}, _carried(lowering, exploded)), limits=lowering.limits,
+                                     elem_ascii=native_case.elem_ascii(model.source) if model.split else None)
     pieces_lowering.line = model.line
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
         exploded = exploded.filter(pieces_lowering.predicate(model.guard))

@@ -1,0 +1,147 @@
+"""`s.lower()` and `s.upper()` natively, on the rows where `s` is ASCII.
+
+Python maps case by its own Unicode tables (`"ǅ".lower()`, `"ß".upper() == "SS"`, Unicode
+14 in Python 3.11); the JVM by Java's (Unicode 13 in Java 17), and Spark's `lower` of a
+string that is not all ASCII goes through `String.toLowerCase()` in the JVM's default
+locale (`"I"` is `"ı"` in a Turkish one). On ASCII the three agree: Spark maps an
+all-ASCII string byte by byte with `Character.toLowerCase` (no locale), and every case
+mapping of an ASCII letter is the other ASCII letter. So the call is native where its
+receiver is ASCII, and the rows where it may not be run in Python (Tuplex's general case,
+`general_case.split`).
+
+Whether the receiver is ASCII is read from the fields it is made of (`ascii_leaves`): a
+value built from str fields by operations whose result holds only characters of their
+operands or ASCII (`strip`, `lower`, `replace` with ASCII text, slices, `+`, a conditional)
+is ASCII where those fields are. That is the normal case, a condition on the operator's
+input row (`native_spans.RowCondition`):
+
+    r["status"].strip().lower()       CASE WHEN status IS NULL THEN <AttributeError>
+                                           WHEN length(status) <> octet_length(status)
+                                           THEN <cannot hold> ELSE lower(TRIM(... FROM status)) END
+                                      normal rows: length(status) = octet_length(status)
+
+(`length` counts code points, `octet_length` UTF-8 bytes: equal exactly on ASCII.) The
+guard reads the fields, not the receiver, so the receiver is computed once; on the
+normal rows it never fires, and where no general case splits the rows it raises rather
+than give the JVM's mapping. The pieces of an explosion's split are ASCII where the
+split string is, so a piece reads as the fields of that string (`elem_ascii`).
+
+A receiver not shown ASCII this way (a non-ASCII constant, a value from a call whose
+characters udflow does not follow) runs the call alone as Python in the plan, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from udflow.expr import Arith, Call, Elem, Expr, Field, IfElse, Lit, Slice
+from udflow.spark_backend import native_spans, python_words
+from udflow.spark_backend.native_types import NotNative, Typed
+from udflow.spark_backend.sql import ident
+
+CASE_MAPPINGS = ("str.lower", "str.upper")
+# calls whose value holds only characters of their receiver (and of the str arguments named)
+_SUBSTRINGS = ("str.strip", "str.lstrip", "str.rstrip")
+HIDDEN = "__udflow_"  # the prefix of the columns a lowering adds itself (a hidden term, a piece)
+CANNOT_HOLD = "a case mapping of a non-ASCII string (Python's and the JVM's Unicode tables differ)"
+
+
+def ascii_leaves(term: Expr) -> Optional[frozenset]:
+    """The fields (and `Elem()`, an explosion's piece) whose values being ASCII (or None)
+    makes `term`'s value ASCII; None where that does not follow from its form."""
+    if isinstance(term, (Field, Elem)):
+        return frozenset({term})
+    if isinstance(term, Lit):
+        return frozenset() if isinstance(term.value, str) and term.value.isascii() else None
+    parts = _ascii_parts(term)
+    if parts is None:
+        return None
+    leaves = [ascii_leaves(p) for p in parts]
+    return None if any(x is None for x in leaves) else frozenset().union(*leaves)
+
+
+def _ascii_parts(term: Expr) -> Optional[tuple]:
+    """The parts of `term` whose characters its value is made of, where it is made of no others."""
+    if isinstance(term, Call):
+        if term.name in _SUBSTRINGS + CASE_MAPPINGS and term.args:
+            return term.args[:1]
+        if term.name == "str.replace" and len(term.args) == 3:
+            return (term.args[0], term.args[2])
+        return None
+    if isinstance(term, Slice):
+        return (term.operand,)
+    if isinstance(term, Arith) and term.op == "+":
+        return (term.left, term.right)
+    if isinstance(term, IfElse):
+        return (term.body, term.orelse)
+    return None
+
+
+def case_mapped(call: Expr, elem_source: Optional[Expr]) -> bool:
+    """Whether `call` is a case mapping the lowering runs natively (on ASCII rows): its
+    receiver is shown ASCII by input fields, a piece counting where `elem_source`, the
+    string an explosion splits, is."""
+    if getattr(call, "name", None) not in CASE_MAPPINGS or len(call.args) != 1:
+        return False
+    leaves = ascii_leaves(call.args[0])
+    if leaves is None:
+        return False
+    if any(isinstance(x, Elem) for x in leaves):
+        source = ascii_leaves(elem_source) if elem_source is not None else None
+        if source is None or any(isinstance(x, Elem) for x in source):
+            return False
+    return not any(isinstance(x, Field) and x.name.startswith(HIDDEN) for x in leaves)
+
+
+def lower_case_mapping(low, args: list[Typed], call) -> Typed:
+    """`s.lower()` / `s.upper()` natively where `s` is ASCII (module docstring); NotNative
+    where its being ASCII does not follow from input fields."""
+    method = call.name[len("str."):]
+    (x,) = args
+    if x.family != "str":
+        raise NotNative(f"str.{method} of a {x.family}")
+    leaves = ascii_leaves(call.args[0])
+    if leaves is None:
+        raise NotNative(f"str.{method} of a value not shown ASCII by its fields")
+    columns, reads = _leaf_columns(low, leaves)
+    guards = []
+    if x.nullable:
+        message = python_words.words(python_words.attribute(method), None) or \
+            f"AttributeError: 'NoneType' object has no attribute '{method}'"
+        guards.append((f"({x.sql} IS NULL)", low.error(message)))
+    if columns:
+        condition = native_spans.RowCondition(
+            " AND ".join(f"(length({ident(c)}) = octet_length({ident(c)}))" for c in reads), reads,
+            f"{', '.join(reads)} {'holds' if len(reads) == 1 else 'hold'} characters beyond ASCII")
+        beyond = " OR ".join(f"(length({c}) <> octet_length({c}))" for c in columns)
+        guards.append((f"({beyond})", low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))))
+    return Typed(low.guarded(guards, f"{method}({x.sql})"), "str", False)
+
+
+def _leaf_columns(low, leaves: frozenset) -> tuple[list, tuple]:
+    """The SQL of the leaves' columns here, and the operator's input columns whose being ASCII
+    makes them so (a piece: its split string's fields, `low.elem_ascii`)."""
+    columns, reads = [], []
+    for leaf in sorted(leaves, key=str):
+        if isinstance(leaf, Elem):
+            if low.elem is None or low.elem_ascii is None:
+                raise NotNative("a case mapping of a piece not shown ASCII by its split string")
+            columns.append(ident(low.elem))
+            reads += low.elem_ascii
+            continue
+        if leaf.name.startswith(HIDDEN) or leaf.name not in low.fields:
+            raise NotNative(f"a case mapping of {leaf.name}, not an input column")
+        if low.lower(leaf).family != "str":
+            raise NotNative(f"a case mapping over {leaf.name}, not a str column")
+        columns.append(ident(leaf.name))
+        reads.append(leaf.name)
+    return columns, tuple(dict.fromkeys(reads))
+
+
+def elem_ascii(source: Expr) -> Optional[tuple]:
+    """The input fields whose being ASCII makes every piece of splitting `source` ASCII, or
+    None (a piece of an ASCII string is ASCII)."""
+    leaves = ascii_leaves(source)
+    if leaves is None or any(not isinstance(x, Field) or x.name.startswith(HIDDEN) for x in leaves):
+        return None
+    return tuple(sorted(x.name for x in leaves))
