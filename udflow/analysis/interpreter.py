@@ -50,6 +50,7 @@ class Frame(Statements, Expressions, Records, Calls):
         self.yields = Val()
         self.group_loops: list = []  # (body block, names bound before the loop)
         self.guards: list = []  # the branch conditions around the statement being run, as terms
+        self.unrolled: tuple = ()  # (loop node id, round) of the unrolled loops being run (`Statements.loop`)
 
     def deps(self, v: Val) -> frozenset:
         return deps_of(v, self.an.heap)

@@ -43,7 +43,8 @@ class Records:
     `an`, `block`, `pc`, `env`, `group_loops`, `ev` and `deps`."""
 
     def alloc(self, node, kind: str = "fresh") -> RecObj:
-        key = ("site", id(node))
+        # one object per allocation site, and per round of the unrolled loops around it
+        key = ("site", id(node)) + self.unrolled
         obj = self.an.heap.get(key)
         if obj is None:
             obj = RecObj(key, kind, line=node.lineno, block=self.block)

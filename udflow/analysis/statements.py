@@ -18,7 +18,7 @@ from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.state import RECORD_KINDS
 from udflow.expr import LITERAL_TYPES, Elem, Item, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
-from udflow.analysis.terms import is_tuple_aggregate, truth_term
+from udflow.analysis.terms import is_tuple_aggregate, table_of, truth_term
 from udflow.analysis.values import (
     NONE,
     ORDER,
@@ -36,6 +36,7 @@ from udflow.analysis.values import (
 )
 
 MAX_LOOP_ROUNDS = 6
+MAX_UNROLLED = 16  # items of a constant tuple a loop is unrolled over (each a copy of its body in the model)
 
 
 class Statements:
@@ -181,6 +182,17 @@ class Statements:
     def loop(self, s) -> None:
         an = self.an
         split = _explosion_split(self.unit.node, s) if self.is_udf and an.kind == "map" else None
+        items = _unrolled_items(self, s) if self.is_udf and split is None else None
+        if items is not None:  # the body once per item, in order, as Python runs it
+            around = self.unrolled
+            try:
+                for k, item in enumerate(items):
+                    self.unrolled = around + ((id(s), k),)
+                    self.bind(s.target, val(Const(item)), s)
+                    self.run(s.body)
+            finally:
+                self.unrolled = around
+            return
         if self.is_udf and split is None:
             an.model.block("a loop", s.lineno)
         if isinstance(s, ast.For):
@@ -343,6 +355,34 @@ class Pieces:
 
     splits: bool
     sep: Optional[str] = None
+
+
+def _unrolled_items(frame, s) -> Optional[tuple]:
+    """The items of `for name in <constant tuple>:` whose body the model runs once per item,
+    in order, with `name` bound to each: Python's semantics exactly, since a tuple of literals
+    never changes (a module's tuple is part of the analysis's key, `outside.snapshot`), and
+    the body has no `break` or `continue`, the loop no `else`, and no function or generator
+    in the body keeps the name to read it later. None for any other loop.
+
+        for suffix in ("ing", "ed"):              if w.endswith("ing"): return w[:-3]
+            if w.endswith(suffix):          ->    if w.endswith("ed"): return w[:-2]
+                return w[: -len(suffix)]
+    """
+    if not isinstance(s, ast.For) or s.orelse or not isinstance(s.target, ast.Name):
+        return None
+    if isinstance(s.iter, ast.Tuple) and all(isinstance(e, ast.Constant) for e in s.iter.elts):
+        items = tuple(e.value for e in s.iter.elts)
+    else:
+        table = table_of(frame, s.iter)
+        if table is None or type(table.origin) is not tuple:
+            return None
+        items = table.items
+    if len(items) > MAX_UNROLLED or not all(type(v) in LITERAL_TYPES for v in items):
+        return None
+    kept = (ast.Break, ast.Continue, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.GeneratorExp)
+    if any(isinstance(n, kept) for stmt in s.body for n in ast.walk(stmt)):
+        return None
+    return items
 
 
 def _explosion_split(fnode, s) -> Optional[Pieces]:

@@ -57,6 +57,7 @@ from udflow.expr import (
     Slice,
     Truth,
     Tuple,
+    evaluate,
     transform,
 )
 
@@ -264,7 +265,8 @@ def _subscript(frame, node, value: Val):
             return _field_term(frame, a)
     if isinstance(node.slice, ast.Slice) and node.slice.step is None:
         base = _child(frame, node.value)
-        bounds = [_int_literal(b) for b in (node.slice.lower, node.slice.upper)]
+        bounds = [_int_literal(b, _child(frame, b) if b is not None else None)
+                  for b in (node.slice.lower, node.slice.upper)]
         if base is not None and all(b is not False for b in bounds):
             return Slice(base, bounds[0], bounds[1])
     return None
@@ -280,8 +282,10 @@ def _field_term(frame, a: FieldOf) -> Optional[Expr]:
     return {"each": Field(a.name), "first": First(a.name)}.get(a.pos)
 
 
-def _int_literal(node):
-    """None for an open bound, the int for a literal one, False for anything else."""
+def _int_literal(node, term: Optional[Expr] = None):
+    """None for an open bound, the int for a literal one or one computed from literals alone
+    (`-len(suffix)` with `suffix` a constant: a loop over a constant tuple, unrolled), False
+    for anything else."""
     if node is None:
         return None
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
@@ -289,7 +293,17 @@ def _int_literal(node):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
             and isinstance(node.operand.value, int):
         return -node.operand.value
+    if term is not None and all(isinstance(t, _FOLDED) and (not isinstance(t, Call) or t.name == "len")
+                                for t in term.walk()):
+        try:
+            value = evaluate(term, {})
+        except Exception:  # noqa: BLE001 - a bound that raises is no literal: the slice has no term
+            return False
+        return value if type(value) is int else False
     return False
+
+
+_FOLDED = (Lit, Neg, Arith, Call)  # the terms a slice bound is folded over (`len` the only call)
 
 
 def _attribute(frame, node, value):
