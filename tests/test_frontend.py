@@ -488,3 +488,27 @@ def test_the_plan_read_by_names_and_texts_is_the_plan_read_field_by_field(frames
 
         for j in walk(df._jdf.queryExecution().analyzed()):
             assert cat._cls(j) == j.getClass().getSimpleName()
+
+
+def capped_words(text):
+    out = []
+    for w in text.split():
+        if len(out) < 2:  # reads the list: not a plain appending loop
+            out.append(w)
+    return out
+
+
+def test_a_udf_appending_to_the_list_it_returns_explodes_as_a_native_loop(frames, spark):
+    """`out = []; for ...: out.append(E); return out` under `F.explode` is the explosion
+    `for ...: yield {..., "w": E}` (`analysis.edited._appended`): no Python at all, the same
+    rows, a None item a row with null; a UDF that reads its list otherwise stays Python's."""
+    from pyspark.sql import functions as F
+
+    docs = spark.createDataFrame([(1, "bb cc d"), (3, ""), (4, "bx by ü")], "id bigint, text string")
+    df = docs.select("id", F.explode(F.udf(kept_words, "array<string>")("text")).alias("w"))
+    step = open_dataframe(df).flow.physical().root
+    assert step.describe() == "native", step.describe()
+    _same_three_ways(df)
+    capped = docs.select("id", F.explode(F.udf(capped_words, "array<string>")("text")).alias("w"))
+    assert "your helper" in open_dataframe(capped).flow.physical().root.describe()
+    _same_three_ways(capped)

@@ -1,6 +1,7 @@
-"""Calls of the user's own helpers inside a native plan (issue 29, items 2 and 3): the helper
-runs as Python, once per row, and everything around it natively; its errors are raised
-where Python raises them, its result typed by the driver's sample."""
+"""Calls of the user's own helpers inside a native plan (issue 29, items 2 and 3): a helper with
+no value model (these have a try statement; `helper_models` inlines the others) runs as
+Python, once per row, and everything around it natively; its errors are raised where Python
+raises them, its result typed by the driver's sample."""
 
 from datetime import datetime
 
@@ -38,7 +39,10 @@ def completed(r):
 
 
 def _inverse(n):
-    return 1 / n
+    try:  # a try statement: no value model, so the helper is a call (`helper_models` inlines the others)
+        return 1 / n
+    except TypeError:
+        return None
 
 
 def inverted(r):
@@ -46,7 +50,10 @@ def inverted(r):
 
 
 def _label(n):
-    return "big" if n > 2 else 7
+    try:  # a try statement: not inlined, typed by the sample
+        return "big" if n > 2 else 7
+    except TypeError:
+        return None
 
 
 def labelled(r):
@@ -84,7 +91,7 @@ def test_the_helper_runs_once_per_row_inside_the_native_plan(spark):
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
     plan = df._jdf.queryExecution().executedPlan().toString()
     passes = [line for line in plan.splitlines() if "ArrowEvalPython" in line]
-    assert len(passes) == 1 and passes[0].count("__udflow_term_") == 2, passes
+    assert len(passes) == 1 and passes[0].count("__udflow_term_") == 1, passes  # strip().upper() is native
     assert _rows(flow, True) == _rows(flow, False)
     assert {r["month"] for r in flow.collect()} == {3, 11}
 

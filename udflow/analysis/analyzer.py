@@ -18,7 +18,7 @@ import inspect
 import types
 from typing import Optional
 
-from udflow.analysis import constructs
+from udflow.analysis import constructs, helper_models
 from udflow.analysis import emits as emit_bounds
 from udflow.analysis.groups import forwarding_lines
 from udflow.analysis.interpreter import Frame
@@ -103,6 +103,7 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
         return opaque(kind, sides, "no source available (made by exec/eval, or the file is gone)", location,
                       file=code.co_filename, line=code.co_firstlineno)
     an = Analysis(kind, len(sides), unit)
+    an.inline_helper = functools.partial(helper_models.inlined_call, model_of=_model_of)
     try:
         frame = _entry_frame(an, unit, sides, kind, bound, bound_kw)
         _interpret(frame, unit)
@@ -123,6 +124,11 @@ def run(f, sides: tuple, kind: str) -> UdfProperties:
         return opaque(kind, sides, f"{INTERNAL_ERROR} ({type(err).__name__}: {err}): a bug in udflow, not in "
                       "this function; it runs as written, as Python, and nothing moves across it",
                       location, origin="internal")
+
+
+def _model_of(f, fields: frozenset):
+    """The model of the Map `f` over `fields` (a helper's text edited into one, `helper_models`)."""
+    return run(f, (fields,), "map").model
 
 
 def _entry_frame(an: Analysis, unit: Unit, sides, kind, bound, bound_kw) -> Frame:

@@ -95,6 +95,8 @@ class Analysis:
         # a conditional expression, a comprehension (`ModelRecorder.evaluated`)
         self.unsure = 0
         self.model = ModelRecorder(kind, n_sides)
+        # (fn, args, never_raises) -> the term of a helper's call inlined, or None (`helper_models`)
+        self.inline_helper = None
 
     # -- evidence -------------------------------------------------------------
 

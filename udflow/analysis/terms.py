@@ -360,7 +360,8 @@ def _call(frame, node, value):
             return Call(conversion, tuple(args))
         helper = _helper(frame, node)
         if helper is not None:
-            return HelperCall(node.func.id, helper, tuple(args))
+            inlined = frame.an.inline_helper(helper, tuple(args), never_raises) if frame.an.inline_helper else None
+            return inlined or HelperCall(node.func.id, helper, tuple(args))
     return None
 
 

@@ -7,12 +7,11 @@
         return {**__udflow_row, "y": (x * 2 if x is not None else None)}
         ...                                            (the user's body, line for line)
 
-The record function is the UDF's text with three edits: a `def` taking the record on
-the line above the user's, the parameters bound to the argument columns on the line of
-the user's `def`, and every `return E` of the UDF itself made `return <wrap>(E)`; every
-other line is the user's, at its own line number. The text is registered with
-`linecache` under the name `<file> [from_spark]`, so the analysis reads it like any
-function, and what it says about a line is about the user's line. A filter returns the
+The record function is the UDF's text, edited (`udflow.analysis.edited`): a `def` taking
+the record on the line above the user's, the parameters bound to the argument columns on
+the line of the user's `def`, and every `return E` of the UDF itself made `return
+<wrap>(E)`; every other line is the user's, at its own line number, so what the analysis
+says about a line is about the user's line. A filter returns the
 UDF's value. An explosion (`F.explode(udf(...))`) of a UDF that returns a str's split
 iterates it in place, which the analysis models natively (split and explode in Spark):
 
@@ -33,52 +32,21 @@ explodes it (Spark's explode of a null array: no record):
 
 from __future__ import annotations
 
-import ast
-import dataclasses
 import datetime
-import hashlib
-import linecache
-import types
-from dataclasses import dataclass
 from typing import Callable, Optional
 
-from udflow.analysis.source import file_index, find_node
-from udflow.analysis.syntax import always_returns
-
-ROW = "__udflow_row"
-VALUE = "__udflow_v"
-ELEMENT = "__udflow_x"
-MAKE = "__udflow_make"
-CALLEE = "__udflow_fn"
-CONVERT = "__udflow_as"  # what Spark makes of the value: `udflow.spark_results`
-CONVERT_ITEMS = "__udflow_as_items"  # the same, of each item of a list (`spark_results.ItemsConverted`)
-
-
-class NotInlined(Exception):
-    """The UDF's text cannot be edited into a record function (the reason says why)."""
-
-
-@dataclass(frozen=True)
-class Shape:
-    """What the record function does with the UDF's value `v`."""
-
-    kind: str  # "map" | "filter" | "explode"
-    out: str = ""  # the field written (map, explode)
-    convert: Optional[Callable] = None  # the value (an explosion: each element) made its declared type
-
-    def converted(self, text: str) -> str:
-        return f"{CONVERT}({text})" if self.convert is not None else f"({text})"
-
-    def wrap(self, text: str) -> str:
-        if self.kind == "map":
-            return f"{{**{ROW}, {self.out!r}: {self.converted(text)}}}"
-        return self.converted(text)
-
-    def bound(self) -> dict:
-        return {CONVERT: self.convert} if self.convert is not None else {}
-
-    def fallthrough(self) -> str:
-        return self.wrap("None")
+from udflow.analysis.edited import (
+    CALLEE,
+    CONVERT_ITEMS,
+    ELEMENT,
+    MAKE,
+    ROW,
+    VALUE,
+    NotInlined,
+    Shape,
+    inlined,
+    made,
+)
 
 
 def record_function(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
@@ -88,171 +56,6 @@ def record_function(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Cal
         return inlined(fn, columns, shape, tag)
     except NotInlined:
         return call_wrapper(fn, columns, shape, tag)
-
-
-# ---------------------------------------------------------------------------
-# The UDF's own text, edited
-# ---------------------------------------------------------------------------
-
-
-def inlined(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
-    code = getattr(fn, "__code__", None)
-    index = file_index(code) if isinstance(fn, types.FunctionType) else None
-    node = find_node(code, index) if index is not None else None
-    if node is None:
-        raise NotInlined("no source")
-    params = [p.arg for p in node.args.posonlyargs + node.args.args]
-    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or len(params) != len(columns):
-        raise NotInlined("its parameters are not one per column")
-    lines = list(index.lines)
-    if isinstance(node, ast.Lambda):
-        text, first, indent = _lambda_text(lines, node, params, columns, shape)
-    else:
-        text, first, indent = _def_text(lines, node, params, columns, shape)
-    name = fn.__name__ if fn.__name__ != "<lambda>" else f"lambda_{node.lineno}"
-    return _compile(fn, text, first, indent, name, f"{code.co_filename} [from_spark {tag}]", shape.bound())
-
-
-def _binding(params, columns) -> str:
-    return "; ".join(f"{p} = {ROW}[{c!r}]" for p, c in zip(params, columns)) or "pass"
-
-
-def _def_text(lines, node: ast.FunctionDef, params, columns, shape: Shape):
-    body = node.body
-    if body[0].lineno == node.lineno:
-        raise NotInlined("a def on one line")
-    indent = " " * body[0].col_offset
-    out = [""] * len(lines)
-    out[node.lineno - 1] = indent + _binding(params, columns)
-    for line in range(body[0].lineno, node.end_lineno + 1):
-        out[line - 1] = lines[line - 1]
-    returns = list(_own_returns(node))
-    if shape.kind == "explode":
-        last = body[-1]
-        if [s for s in body if not _docstring(s)] != [last] or returns != [last] or not is_split(last.value):
-            raise NotInlined("an explosion of anything but the split of a str")
-        shape = _split_strings(shape, last.value)
-        _splice(out, last.lineno, last.col_offset, len("return"), f"for {ELEMENT} in")
-        _splice(out, last.end_lineno, last.end_col_offset + len(f"for {ELEMENT} in") - len("return"), 0,
-                f": yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}")
-        return out[: node.end_lineno], node.lineno, indent
-    for ret in sorted(returns, key=lambda r: (r.lineno, r.col_offset), reverse=True):
-        _rewrite_return(out, ret, shape)
-    tail = [] if always_returns(body) else [indent + "return " + shape.fallthrough()]
-    return out[: node.end_lineno] + tail, node.lineno, indent
-
-
-def _lambda_text(lines, node: ast.Lambda, params, columns, shape: Shape):
-    body = node.body
-    indent = "    "
-    segment = _segment(lines, body)
-    out = [""] * len(lines)
-    head = indent + _binding(params, columns) + "; "
-    if shape.kind == "explode" and not is_split(body):
-        raise NotInlined("an explosion of anything but the split of a str")
-    if shape.kind == "explode":
-        shape = _split_strings(shape, body)
-        text = head + f"for {ELEMENT} in {segment}: yield {{**{ROW}, {shape.out!r}: {shape.converted(ELEMENT)}}}"
-    else:
-        text = head + "return " + shape.wrap(segment)
-    for i, part in enumerate(text.split("\n")):
-        out[node.lineno - 1 + i] = part
-    last = node.lineno + text.count("\n")
-    return out[:last], node.lineno, indent
-
-
-def _split_strings(shape: Shape, e: ast.expr) -> Shape:
-    """An explosion of `s.split(...)` declared `array<string>`: its elements are strs already."""
-    from udflow import spark_results
-
-    splits = isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("split", "rsplit")
-    strings = shape.convert in (spark_results.arrow_string, spark_results.pickled_string)
-    return dataclasses.replace(shape, convert=None) if splits and strings else shape
-
-
-def is_split(e: ast.expr) -> bool:
-    """`e` is `TERM.split(...)` (or rsplit, splitlines): a list, never None, so the record
-    function iterates it as it is (where Spark's explode of a null array gives no row, Python's
-    for over None raises); the analysis models `for x in s.split(sep)` natively."""
-    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
-            and e.func.attr in ("split", "rsplit", "splitlines"))
-
-
-def _docstring(s) -> bool:
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
-
-
-def _segment(lines, e: ast.expr) -> str:
-    """The source text of expression `e` (its lines joined by newlines)."""
-    if e.lineno == e.end_lineno:
-        return lines[e.lineno - 1][e.col_offset:e.end_col_offset]
-    parts = [lines[e.lineno - 1][e.col_offset:]]
-    parts += lines[e.lineno: e.end_lineno - 1]
-    parts.append(lines[e.end_lineno - 1][: e.end_col_offset])
-    return "\n".join(parts)
-
-
-def _own_returns(node):
-    """The `return` statements of `node` itself, not of functions or classes defined in it."""
-    stack = list(node.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Return):
-            yield n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(ast.iter_child_nodes(n))
-
-
-def _splice(out: list, line: int, col: int, length: int, text: str) -> None:
-    s = out[line - 1]
-    out[line - 1] = s[:col] + text + s[col + length:]
-
-
-def _rewrite_return(out: list, ret: ast.Return, shape: Shape) -> None:
-    """`return E` -> `return <wrap>(E)`, the end first so the start's columns still hold."""
-    if ret.value is None:
-        _splice(out, ret.lineno, ret.col_offset, len("return"), "return " + shape.fallthrough())
-        return
-    v = ret.value
-    opening = shape.wrap("\0").split("\0")
-    _splice(out, v.end_lineno, v.end_col_offset, 0, opening[1])
-    _splice(out, v.lineno, v.col_offset, 0, opening[0])
-
-
-def _compile(fn, text_lines: list, first: int, indent: str, name: str, filename: str, bound: dict) -> Callable:
-    """Put `def name(ROW):` on the line above `first`, the maker above it, compile, and make
-    the function over `fn`'s globals and closure values."""
-    free = fn.__code__.co_freevars
-    if first < 3:
-        raise NotInlined("the function starts on the file's first lines")
-    inner = indent[:-1] if len(indent) > 1 else None
-    if not inner:
-        raise NotInlined("its body is indented by one column")
-    lines = list(text_lines)
-    lines[first - 3] = f"def {MAKE}({', '.join(free + tuple(bound))}):"
-    lines[first - 2] = f"{inner}def {name}({ROW}):"
-    lines.append(f"{inner}return {name}")
-    values = [cell.cell_contents for cell in fn.__closure__ or ()] + list(bound.values())
-    return _made(lines, filename, name, fn.__globals__, values)
-
-
-def _made(lines: list, label: str, name: str, globals_: dict, values) -> Callable:
-    """Compile `lines` as the file `label` (`<where> [<tag>]`) with its text's hash in the
-    brackets: `linecache` is how the analysis reads it, so two texts never share a name."""
-    text = "\n".join(lines) + "\n"
-    filename = f"{label[:-1]} {hashlib.sha1(text.encode()).hexdigest()[:8]}]"
-    linecache.cache[filename] = (len(text), None, [line + "\n" for line in lines], filename)
-    try:
-        module = compile(text, filename, "exec")
-    except SyntaxError as err:
-        raise NotInlined(f"the edited text does not compile ({err.msg})") from None
-    maker_code = next(c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == MAKE)
-    made = types.FunctionType(maker_code, globals_, MAKE)(*values)
-    # not importable by name: cloudpickle ships it by value, with this code
-    made.__qualname__ = f"{MAKE}.<locals>.{name}"
-    made.__module__ = "__udflow_from_spark__"
-    return made
 
 
 # ---------------------------------------------------------------------------
@@ -339,4 +142,4 @@ def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict
     lines = [f"def {MAKE}({', '.join(bound)}):", f" def {name}({param}):", *body, f" return {name}"]
     filename = f"udflow-from-spark/{name} [{tag}]"
     globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__", **(globals_extra or {})}
-    return _made(lines, filename, name, globals_, list(bound.values()))
+    return made(lines, filename, name, globals_, list(bound.values()))

@@ -62,7 +62,9 @@ def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], R
     if normal is None or not set(normal.reads) <= set(df.columns):
         return Ran(ran.frame, ran.nonnull)  # no split: its limits raise where they fire
     native = run(df.filter(normal.rows()))
-    others = df.filter(normal.other_rows()).coalesce(1)
+    others = df.filter(normal.other_rows())
+    if not normal.conditions:  # rows past a bound are rare: one task; a row condition's may be many
+        others = others.coalesce(1)
     if isinstance(node, Map) and node.is_filter:
         general = others.mapInArrow(executor.filter_partitions(udf, False), others.schema)
     else:

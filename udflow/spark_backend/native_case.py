@@ -43,7 +43,7 @@ CASE_MAPPINGS = ("str.lower", "str.upper")
 # calls whose value holds only characters of their receiver (and of the str arguments named)
 _SUBSTRINGS = ("str.strip", "str.lstrip", "str.rstrip")
 HIDDEN = "__udflow_"  # the prefix of the columns a lowering adds itself (a hidden term, a piece)
-CANNOT_HOLD = "a case mapping of a non-ASCII string (Python's and the JVM's Unicode tables differ)"
+CANNOT_HOLD = "a case mapping of a non-ASCII string (the Unicode tables of Python and of the JVM differ)"
 
 
 def ascii_leaves(term: Expr) -> Optional[frozenset]:

@@ -1,0 +1,128 @@
+"""A call of the user's helper as the term of what it returns (`analysis.helper_models`).
+
+The helper's text, edited into a record function, is analysed like a Map; its cases are a
+conditional over the call's arguments. The term gives what the call gives and raises what
+it raises, first error first: an argument that may raise is computed before the body.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import udflow as uf
+from udflow.analysis import analyze
+from udflow.analysis.model import apply
+from udflow.helper_calls import HelperCall
+
+SUFFIXES = ("ingly", "edly", "ing", "ed", "ly", "es", "s")
+WORDS = ["jumpingly", "walked", "sing", "ed", "quickly", "boxes", "cats", "s", "", "naïvely"]
+
+
+def stem(word):
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def size_label(n, small):
+    if n is None:
+        return None
+    if n < small:
+        return "small"
+    return "large" if n > 10 * small else "medium"
+
+
+def ignores_its_argument(x):
+    return 7
+
+
+def nothing_back(x):
+    if x > 0:
+        return x
+
+
+def with_a_try(x):
+    try:
+        return int(x)
+    except ValueError:
+        return None
+
+
+def countdown(n):
+    return 0 if n <= 0 else countdown(n - 1)
+
+
+def stemmed(r):
+    return {**r, "t": stem(r["w"])}
+
+
+def labelled(r):
+    return {**r, "t": size_label(r["n"], 3)}
+
+
+def divided_first(r):
+    return {**r, "t": ignores_its_argument(1 // r["n"])}
+
+
+def maybe_nothing(r):
+    return {**r, "t": nothing_back(r["n"])}
+
+
+def parsed(r):
+    return {**r, "t": with_a_try(r["w"])}
+
+
+def counted_down(r):
+    return {**r, "t": countdown(r["n"])}
+
+
+ROWS = [{"w": w, "n": n} for w, n in zip(WORDS, [0, 1, 2, 5, 40, None, -3, 3, 31, 100])]
+
+
+def _helper_calls(model) -> list:
+    from udflow.analysis.model import case_terms
+
+    return [t for _, term in case_terms(model) for t in term.walk() if isinstance(t, HelperCall)]
+
+
+@pytest.mark.parametrize("fn", [stemmed, labelled, maybe_nothing])
+def test_an_inlined_helper_gives_what_the_call_gives(fn):
+    props = analyze(fn)
+    assert props.model is not None and not _helper_calls(props.model), props.model_reason
+    for r in ROWS:
+        try:
+            expected = [fn(dict(r))]
+        except TypeError:  # None > 0: the model raises too
+            with pytest.raises(TypeError):
+                apply(props.model, dict(r))
+            continue
+        assert apply(props.model, dict(r)) == expected, r
+
+
+def test_an_argument_that_may_raise_is_computed_before_the_body():
+    props = analyze(divided_first)
+    assert not _helper_calls(props.model)
+    assert apply(props.model, {"w": "", "n": 2}) == [{"w": "", "n": 2, "t": 7}]
+    with pytest.raises(ZeroDivisionError):  # the helper never reads it; Python computed it first
+        apply(props.model, {"w": "", "n": 0})
+
+
+def test_a_helper_with_no_value_model_stays_a_call():
+    props = analyze(parsed)
+    assert props.model is not None and _helper_calls(props.model), props.model_reason
+
+
+def test_a_recursive_helper_is_refused_as_before_not_inlined_forever():
+    props = analyze(counted_down)
+    assert props.model is None and "recursively" in props.model_reason
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("fn", [stemmed, labelled])
+def test_an_inlined_helper_runs_natively_with_pythons_records(spark, fn):
+    rows = [r for r in ROWS if r["n"] is not None or fn is stemmed]
+    flow = uf.source("t", rows=rows).map(fn)
+    assert flow.physical().root.describe() == "native"
+    got = flow.collect(spark=spark)
+    assert sorted(map(repr, got)) == sorted(map(repr, flow.collect(engine="reference")))
