@@ -126,3 +126,31 @@ def test_an_inlined_helper_runs_natively_with_pythons_records(spark, fn):
     assert flow.physical().root.describe() == "native"
     got = flow.collect(spark=spark)
     assert sorted(map(repr, got)) == sorted(map(repr, flow.collect(engine="reference")))
+
+
+STOP = frozenset({"the", "a"})
+
+
+def tokens(r):
+    for raw in r["text"].split():
+        word = raw.strip(".,!").lower()
+        if word and word not in STOP:
+            yield {"doc": r["doc"], "token": stem(word)}
+
+
+@pytest.mark.spark
+def test_a_tokenizer_with_its_stemmer_inlined_runs_natively_computing_each_part_once(spark):
+    """documents' shape: the piece's word computed once per piece (a hidden column the
+    condition and the inlined stem read, `native_ops._shared_piece`), the stem once (Spark
+    knows the token is never null: no inferred filter computes it again), the texts that
+    are not ASCII in Python (their case mapping)."""
+    texts = ["The cats walked, quickly!", "a naïve boxes singing", "", "Jumpingly ed s", "ÉCOLES the"]
+    docs = uf.source("docs", rows=[{"doc": i, "text": t} for i, t in enumerate(texts)])
+    lexicon = uf.source("lexicon", rows=[{"word": w, "score": i} for i, w in enumerate(["cat", "walk", "box", "ecol"])])
+    flow = docs.map(tokens).match(lexicon, on=("token", "word"))
+    assert flow.physical()["Map(tokens)"].describe() == "native"
+    got = flow.collect(spark=spark)
+    assert sorted(map(repr, got)) == sorted(map(repr, flow.collect(engine="reference"))) and got
+    plan = flow.to_spark(spark=spark)._jdf.queryExecution().optimizedPlan().toString()
+    assert plan.count("EndsWith(") == len(SUFFIXES), plan  # per branch of the stem, in one place
+    assert plan.count("lower(") == 1, plan

@@ -55,7 +55,7 @@ from typing import Optional
 from pyspark.sql import Column
 from pyspark.sql.types import LongType, StructType
 
-from udflow.expr import Call, Expr, Field, IfElse, Lit
+from udflow.expr import BoolOp, Call, Evaluated, Expr, Field, IfElse, Lit
 from udflow.spark_backend import (functions, native_bits, native_calls, native_case, native_dates, native_math,
                                   native_spans, native_tables, python_words, sql)
 from udflow.spark_backend.native_errors import RaisingSql
@@ -321,7 +321,16 @@ class NativeLowering(RaisingSql, Conditions):
 
     def _IfElse(self, t, at_value: bool = False) -> Typed:
         """`body if test else orelse`; at a field's value, so are its branches. Of the test
-        only the truth is asked for (`predicate`)."""
+        only the truth is asked for (`predicate`). A test of `computed(...)` alone (a helper's
+        raising arguments, computed first: `analysis.helper_models`) is true wherever it does
+        not raise: the value is the body's, after the test."""
+        if _computed_only(t.test):
+            test = self.predicate(t.test)
+            with self.knowing(t.test, True):
+                self.at_value = at_value
+                body = self.lower(t.body)
+            return body if test == "TRUE" else dataclasses.replace(body, sql=case([(test, body.sql)], "NULL"),
+                                                                   leaf=False)
         test = self.predicate(t.test)
         with self.knowing(t.test, True):
             self.at_value = at_value
@@ -422,6 +431,12 @@ class NativeLowering(RaisingSql, Conditions):
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
         self.python_calls.rewind(mark)  # the call computes its arguments itself: they need no column
         return self.python_calls.lower(self, t, args)
+
+
+def _computed_only(test: Expr) -> bool:
+    """`computed(a)`, or an `and` of such: true wherever it does not raise."""
+    parts = test.values if isinstance(test, BoolOp) and test.op == "and" else (test,)
+    return all(isinstance(p, Evaluated) for p in parts)
 
 
 def _widened(column: str, data_type) -> str:

@@ -266,7 +266,7 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
         exploded = exploded.filter(pieces_lowering.predicate(model.guard))
     with pieces_lowering.knowing(model.guard, True) if model.guard is not None else nullcontext():
         lowered = {name: pieces_lowering.lower_raising(term) for name, term in model.emit.fields}
-    values = {name: t.sql for name, (t, _) in lowered.items()}
+    values = {name: _never_null(t) for name, (t, _) in lowered.items()}
     written_nonnull = frozenset(n for n, (t, _) in lowered.items() if not t.nullable)
     copies = model.emit.copies_input
     known = ((lowering.nonnull - set(values)) if copies else frozenset()) | written_nonnull
@@ -303,6 +303,20 @@ def _shared_piece(exploded: DataFrame, low: NativeLowering, model: ExplodeModel)
     fields = tuple((name, transform(t, swap)) for name, t in model.emit.fields)
     guard = transform(model.guard, swap) if model.guard is not None else None
     return frame, shared, replace(model, guard=guard, emit=Emit(fields, model.emit.copies_input))
+
+
+# a value of the family's own Spark type, never taken: `_never_null`
+NEVER_TAKEN = {"str": "''", "bool": "FALSE"}
+
+
+def _never_null(t) -> str:
+    """`t`'s SQL, made a value Spark knows is never null where the lowering proves it (a
+    `coalesce` whose default is never taken): for a nullable join key Spark infers
+    `isnotnull(key)` and pushes it below the projection that computes the key, which then
+    computes it twice (documents' inlined `stem`, per piece)."""
+    if t.nullable or t.family not in NEVER_TAKEN:
+        return t.sql
+    return f"coalesce({t.sql}, {NEVER_TAKEN[t.family]})"
 
 
 def _recurring_first(model: ExplodeModel):
