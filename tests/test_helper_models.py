@@ -8,6 +8,8 @@ it raises, first error first: an argument that may raise is computed before the 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import udflow as uf
 from udflow.analysis import analyze
@@ -154,3 +156,29 @@ def test_a_tokenizer_with_its_stemmer_inlined_runs_natively_computing_each_part_
     plan = flow.to_spark(spark=spark)._jdf.queryExecution().optimizedPlan().toString()
     assert plan.count("EndsWith(") == len(SUFFIXES), plan  # per branch of the stem, in one place
     assert plan.count("lower(") == 1, plan
+
+
+def guarded_stem(r):
+    w = r["w"]
+    if w is None:
+        return {**r, "t": None}
+    return {**r, "t": stem(w.strip(".,").lower()) + size_label(len(w), 4)}
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(w=st.one_of(st.none(), st.text(max_size=12), st.sampled_from(WORDS + ["INGLY", "Ed.", "éd", "naïvely,"])))
+def test_inlined_helpers_and_unrolled_loops_agree_with_python_on_any_text(w):
+    """The model of a function calling inlined helpers (one with a loop over a constant tuple)
+    against the function itself: the same record, or the same exception type."""
+    for fn in (stemmed, guarded_stem):
+        model = analyze(fn).model
+        assert model is not None, fn.__name__
+        try:
+            expected = ("value", [fn({"w": w, "n": 1})])
+        except Exception as exc:  # noqa: BLE001 - Python's error is the expected outcome
+            expected = ("raises", type(exc))
+        try:
+            got = ("value", apply(model, {"w": w, "n": 1}))
+        except Exception as exc:  # noqa: BLE001
+            got = ("raises", type(exc))
+        assert got == expected, (fn.__name__, w)
