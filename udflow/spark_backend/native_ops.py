@@ -325,11 +325,12 @@ def _recurring_first(model: ExplodeModel):
     terms = ([model.guard] if model.guard is not None else []) + [t for _, t in model.emit.fields]
     if not terms:
         return None
-    counts = Counter(t for term in terms for t in term.walk() if not isinstance(t, (Field, Lit, Elem)))
-    for t in first_evaluated(terms[0]):
-        if counts.get(t, 0) > 1 and any(isinstance(x, Elem) for x in t.walk()):
-            return t
-    return None
+    try:
+        counts = Counter(t for term in terms for t in term.walk() if not isinstance(t, (Field, Lit, Elem)))
+        return next((t for t in first_evaluated(terms[0])
+                     if counts.get(t, 0) > 1 and any(isinstance(x, Elem) for x in t.walk())), None)
+    except TypeError:  # a term holding a constant of an unhashable value: nothing is shared
+        return None
 
 
 # the terms whose first child Python evaluates whole before any other part of them
