@@ -14,6 +14,7 @@ import udflow as uf
 from udflow.expr import Arith, Call, Elem, Field, IfElse, Lit, Slice
 from udflow.spark_backend.lower import Lowering
 from udflow.spark_backend.native_case import ascii_leaves, case_mapped, elem_ascii
+from tests.both_engines import raised_on_both_engines
 
 WORDS = ["  Completed ", "ABC xyz", "İstanbul", "straße", "ΟΔΟΣ", "ǅemal", "ﬁne", "\u212a kelvin", "",
          "MiXeD Case", None, "tab\tSEP", "Ünïcode words"]
@@ -94,11 +95,7 @@ def test_a_case_mapping_of_a_hidden_column_runs_in_python_and_gives_pythons_valu
 
 def test_a_none_receiver_raises_pythons_attribute_error_on_both_engines(spark):
     flow = uf.source("t", rows=[{"s": "A"}, {"s": None}]).map(lambda r: {**r, "low": r["s"].lower()})
-    said = []
-    for engine in ("reference", "spark"):
-        with pytest.raises(uf.UdfRuntimeError) as raised:
-            flow.collect(engine=engine, spark=spark)
-        said.append(str(raised.value).splitlines()[0].split(" raised ", 1)[1])
+    said = raised_on_both_engines(flow)
     assert said[0] == said[1] and said[0].startswith("AttributeError: 'NoneType' object has no attribute 'lower'")
 
 

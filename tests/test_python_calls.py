@@ -20,6 +20,7 @@ import pytest
 import udflow as uf
 from udflow.errors import UdfRuntimeError
 from udflow.spark_backend.lower import Lowering
+from tests.both_engines import raised_on_both_engines
 
 WORDS = [" Completed ", "İstanbul", "straße", "ΟΔΟΣ", "ǅemal", "ﬁne", None, "", "MiXeD"]
 NUMBERS = [2.675, 0.125, -0.5, 2.5, 1.005, -1e-9, 12345.6789, 3.0, 0.0]
@@ -72,16 +73,6 @@ def not_a_number(r):
 
 def _bag(rows):
     return sorted(repr(sorted(r.items())) for r in rows)
-
-
-def _raised_on_both_engines(flow) -> list:
-    """What the flow raised, after "raised ", on the reference interpreter and on Spark."""
-    said = []
-    for engine in ("reference", "spark"):
-        with pytest.raises(UdfRuntimeError) as err:
-            flow.collect(engine=engine)
-        said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
-    return said
 
 
 def _run(spark, flow):
@@ -408,7 +399,7 @@ def test_an_explosions_condition_raises_on_the_piece_python_raises_on():
     fine = uf.source("t", rows=rows[:1]).map(tenth_of_each)
     assert fine.physical().root.native
     assert _bag(fine.collect()) == _bag(fine.collect(engine="reference"))
-    said = _raised_on_both_engines(uf.source("t", rows=rows).map(tenth_of_each))
+    said = raised_on_both_engines(uf.source("t", rows=rows).map(tenth_of_each))
     assert said[0] == said[1] == "ZeroDivisionError: integer division or modulo by zero (line {})".format(
         tenth_of_each.__code__.co_firstlineno + 3)
 
@@ -459,7 +450,7 @@ def test_an_explosion_of_none_raises_pythons_type_error_on_both_engines():
     rows = [{"k": 1, "s": "a b", "n": 2}, {"k": 2, "s": "c", "n": None}]
     failing = uf.source("t", rows=rows).map(sized_pieces)
     assert failing.physical().root.native
-    said = _raised_on_both_engines(failing)
+    said = raised_on_both_engines(failing)
     assert said[0] == said[1] == "TypeError: 'NoneType' object is not iterable (line {})".format(
         sized_pieces.__code__.co_firstlineno + 1)
 

@@ -18,6 +18,7 @@ import pytest
 import udflow as uf
 from udflow.analysis import analyze
 from udflow.analysis.model import apply
+from tests.both_engines import raised_on_both_engines
 
 SUFFIXES = ("ingly", "edly", "ing", "ed", "ly", "es", "s")
 SUFFIX_LIST = ["ing", "ed"]
@@ -105,9 +106,5 @@ def test_an_unrolled_loop_runs_natively_on_spark_with_pythons_records(spark):
 @pytest.mark.spark
 def test_a_none_word_raises_pythons_error_at_the_first_item(spark):
     flow = uf.source("t", rows=[{"w": "cats"}, {"w": None}]).map(stemmed)
-    said = []
-    for engine in ("reference", "spark"):
-        with pytest.raises(uf.UdfRuntimeError) as raised:
-            flow.collect(engine=engine, spark=spark)
-        said.append(str(raised.value).splitlines()[0].split(" raised ", 1)[1])
+    said = raised_on_both_engines(flow)
     assert said[0] == said[1] and said[0].startswith("AttributeError: 'NoneType' object has no attribute 'endswith'")
