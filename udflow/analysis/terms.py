@@ -293,8 +293,7 @@ def _int_literal(node, term: Optional[Expr] = None):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
             and isinstance(node.operand.value, int):
         return -node.operand.value
-    if term is not None and all(isinstance(t, _FOLDED) and (not isinstance(t, Call) or t.name == "len")
-                                for t in term.walk()):
+    if term is not None and all(_folded(t) for t in term.walk()):
         try:
             value = evaluate(term, {})
         except Exception:  # noqa: BLE001 - a bound that raises is no literal: the slice has no term
@@ -303,7 +302,11 @@ def _int_literal(node, term: Optional[Expr] = None):
     return False
 
 
-_FOLDED = (Lit, Neg, Arith, Call)  # the terms a slice bound is folded over (`len` the only call)
+def _folded(t: Expr) -> bool:
+    """A part of a slice bound folded to its value: constants, `-`, `+`/`-` and `len` (nothing
+    that could build a large value while the analysis runs: `len("a" * 10**9)` is not folded)."""
+    return (isinstance(t, (Lit, Neg)) or isinstance(t, Arith) and t.op in ("+", "-")
+            or isinstance(t, Call) and t.name == "len")
 
 
 def _attribute(frame, node, value):
