@@ -35,7 +35,8 @@ from __future__ import annotations
 from typing import Optional
 
 from udflow.expr import Arith, Call, Elem, Expr, Field, IfElse, Lit, Slice
-from udflow.spark_backend import native_spans, python_words
+from udflow.spark_backend import native_spans
+from udflow.spark_backend.native_strings import receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import ident
 
@@ -104,11 +105,7 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
     if leaves is None:
         raise NotNative(f"str.{method} of a value not shown ASCII by its fields")
     columns, reads = _leaf_columns(low, leaves)
-    guards = []
-    if x.nullable:
-        message = python_words.words(python_words.attribute(method), None) or \
-            f"AttributeError: 'NoneType' object has no attribute '{method}'"
-        guards.append((f"({x.sql} IS NULL)", low.error(message)))
+    guards = receiver_guards(low, x, method)  # None: Python's AttributeError, as the other str methods
     if columns:
         condition = native_spans.RowCondition(
             " AND ".join(f"(length({ident(c)}) = octet_length({ident(c)}))" for c in reads), reads,

@@ -70,7 +70,7 @@ FORMS = {  # name -> whether a call's argument terms (receiver first) have the n
 }
 
 
-def _receiver(low, x: Typed, method: str) -> list:
+def receiver_guards(low, x: Typed, method: str) -> list:
     """The receiver's family checked, and Python's AttributeError where it is None."""
     if x.family != "str" and method != "date":
         raise NotNative(f"str.{method} of a {x.family}")
@@ -84,7 +84,7 @@ def _receiver(low, x: Typed, method: str) -> list:
 def _strip(method: str):
     def make(low, args):
         x, *rest = args
-        guards = _receiver(low, x, method)
+        guards = receiver_guards(low, x, method)
         chars = rest[0].known[0] if rest else None
         if chars == "":  # strips nothing
             return Typed(low.guarded(guards, x.sql), "str", False)
@@ -96,13 +96,13 @@ def _strip(method: str):
 
 def _replace(low, args):
     x, old, new = args
-    guards = _receiver(low, x, "replace")
+    guards = receiver_guards(low, x, "replace")
     return Typed(low.guarded(guards, call("replace", x.sql, old.sql, new.sql)), "str", False)
 
 
 def _zfill(low, args):
     x, width = args
-    guards = _receiver(low, x, "zfill")
+    guards = receiver_guards(low, x, "zfill")
     n, first = call("char_length", x.sql), call("substr", x.sql, "1", "1")
     zeros = call("repeat", "'0'", f"{literal(width.known[0])} - {n}")
     value = (f"CASE WHEN {n} >= {literal(width.known[0])} THEN {x.sql} "
@@ -113,7 +113,7 @@ def _zfill(low, args):
 
 def _find(low, args):
     x, sub = args
-    guards = _receiver(low, x, "find")
+    guards = receiver_guards(low, x, "find")
     return Typed(low.guarded(guards, f"({cast(call('instr', x.sql, sub.sql), 'BIGINT')} - 1)"), "int", False)
 
 
@@ -121,7 +121,7 @@ def _date(low, args):
     (x,) = args
     if x.family != "datetime":  # a date has no date() (AttributeError): Python's, in the plan
         raise NotNative(f".date() of a {x.family}")
-    return Typed(low.guarded(_receiver(low, x, "date"), cast(x.sql, "DATE")), "date", False)
+    return Typed(low.guarded(receiver_guards(low, x, "date"), cast(x.sql, "DATE")), "date", False)
 
 
 CALLS = {
