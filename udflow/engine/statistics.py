@@ -1,7 +1,7 @@
 """Statistics the cost model starts from: source sizes and distinct counts, and function profiles.
 
 Sources (`source_statistics`): the row count comes from parquet metadata (for
-CSV and in-memory rows the records are counted; for a DataFrame or table, from
+CSV (`csv_counts`) and in-memory rows the records are counted; for a DataFrame or table, from
 Catalyst's estimate of its plan, never a scan); the bytes per record are Spark
 row bytes (`record_bytes`) averaged over the first records, the same records
 sampling reads. Distinct counts are computed only for the fields the flow uses as keys
@@ -28,6 +28,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterable, Optional
 
+from udflow.engine.csv_counts import csv_counts
 from udflow.engine.hints import hint_of
 from udflow.engine.keysample import key_figures
 from udflow.errors import OptimizationError
@@ -105,10 +106,21 @@ def _mean_width(records) -> float:
     return sum(record_bytes(r) for r in records) / len(records) if records else 0.0
 
 
-def _csv_rows(src: Source) -> int:
+def _csv_statistics(src: Source, wanted: list[str]) -> SourceStatistics:
+    """A CSV source's rows and distinct counts, counted by pyarrow (`csv_counts`), or by
+    udflow's own reader where pyarrow does not read the files (which then says what is
+    wrong with them)."""
     from udflow import sources
 
-    return sum(1 for _ in sources.csv_records(src.table, src.path, tuple(c for c, _ in src.types)))
+    width = _mean_width(head(src, DEFAULT_SAMPLE_SIZE))
+    columns = tuple(c for c, _ in src.types)
+    counted = csv_counts(src.path, columns, tuple(src.column_of(f) for f in wanted), sources.listing(src.path))
+    if counted is not None:
+        rows, distinct = counted
+        return SourceStatistics(rows, width, tuple((f, n) for f, (_, n) in zip(wanted, distinct)))
+    typed = head(src, sum(1 for _ in sources.csv_records(src.table, src.path, columns)))
+    distinct = tuple((f, len({_hashable(r.get(f)) for r in typed} - {None})) for f in wanted)
+    return SourceStatistics(len(typed), width, distinct)
 
 
 def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStatistics:
@@ -127,10 +139,7 @@ def source_statistics(src: Source, key_fields: Iterable[str] = ()) -> SourceStat
     # Bytes per record as Spark holds them, on the first records (the sample's records):
     # a column file's compressed or encoded size says little about what a shuffle moves.
     if src.format == "csv":
-        rows, width = _csv_rows(src), _mean_width(head(src, DEFAULT_SAMPLE_SIZE))
-        typed = head(src, rows)
-        distinct = tuple((f, len({_hashable(r.get(f)) for r in typed} - {None})) for f in wanted)
-        return SourceStatistics(rows, width, distinct)
+        return _csv_statistics(src, wanted)
     rows, width = _footer_rows(src), _parquet_width(src.path, src.columns, src.fields, version)
     primary = set(src.key or ()) if src.key and len(src.key) == 1 else set()
     distinct = tuple(
