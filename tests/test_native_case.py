@@ -1,9 +1,10 @@
 """`s.lower()` / `s.upper()` natively on ASCII rows, the other rows in Python (`native_case`).
 
 Python's case tables are not the JVM's beyond ASCII ("İ", "ß", "ǅ", the Kelvin sign, a final
-sigma); on ASCII they agree. The native form maps the rows whose fields are ASCII and the
-general case (`general_case.split`) runs the function in Python on the others, so every row
-gets Python's value, on a Map, a filter and an explosion's pieces.
+sigma); on ASCII they agree. The native form maps the rows whose fields are ASCII; on the
+others, a Map's or a filter's call is computed by Python in the plan (handed those rows'
+fields only), and over an explosion's pieces the general case (`general_case.split`) runs
+the function in Python. Every row gets Python's value.
 """
 
 from __future__ import annotations
@@ -57,14 +58,30 @@ def _lowered(spark, flow):
     return chosen, lowering, rows, plan
 
 
-@pytest.mark.parametrize("fn", [cased, is_completed, lowered_pieces], ids=["map", "filter", "pieces"])
-def test_a_case_mapping_runs_natively_on_ascii_rows_and_in_python_on_the_others(spark, fn):
-    source = uf.source("t", rows=[r for r in ROWS if r["s"] is not None] if fn is lowered_pieces else ROWS)
-    flow = source.filter(fn) if fn is is_completed else source.map(fn)
+@pytest.mark.parametrize("fn", [cased, is_completed], ids=["map", "filter"])
+def test_a_case_mapping_runs_natively_on_ascii_rows_and_as_a_python_call_on_the_others(spark, fn):
+    flow = uf.source("t", rows=ROWS).filter(fn) if fn is is_completed else uf.source("t", rows=ROWS).map(fn)
+    assert flow.physical().root.describe() == "native"  # as the general case: the rows beyond ASCII are rare
+    chosen, lowering, rows, plan = _lowered(spark, flow)
+    assert chosen.node.label in lowering.native_labels and not lowering.general_cases, lowering.python_reasons
+    assert "lower(" in plan and "octet_length" in plan, plan
+    assert "ArrowEvalPython" in plan and "MapInArrow" not in plan and "Union" not in plan, plan  # one pass
+    assert _bag(rows) == _bag(flow.collect(engine="reference")) and rows
+
+
+def test_the_python_call_is_handed_the_rows_beyond_ascii_only(spark):
+    """The UDF's input column is null on ASCII rows: Python runs the call on the others only."""
+    flow = uf.source("t", rows=ROWS).map(cased)
+    _, _, _, plan = _lowered(spark, flow)
+    assert "CASE WHEN coalesce(" in plan and "octet_length" in plan, plan
+
+
+def test_over_an_explosions_pieces_the_rows_beyond_ascii_run_the_function_in_python(spark):
+    flow = uf.source("t", rows=[r for r in ROWS if r["s"] is not None]).map(lowered_pieces)
     assert flow.physical().root.describe() == "native"
     chosen, lowering, rows, plan = _lowered(spark, flow)
     assert chosen.node.label in lowering.native_labels, lowering.python_reasons
-    assert "ArrowEvalPython" not in plan and ("lower(" in plan or "upper(" in plan), plan
+    assert "ArrowEvalPython" not in plan and "lower(" in plan, plan
     assert "MapInArrow" in plan and "octet_length" in plan, plan  # the non-ASCII rows, in Python
     assert _bag(rows) == _bag(flow.collect(engine="reference")) and rows
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from udflow.frontend import catalyst as cat
-from udflow.spark_backend import native_case
+from udflow.spark_backend import native_case, python_calls
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def _suggestion(spark, reader, udf: cat.Udf, kind: str, column: str) -> Suggesti
         sql = _plain_errors(_find(lowered._jdf.queryExecution().analyzed(), kind, column))
     else:  # a Connect DataFrame: the client holds udflow's own SQL text, which Spark parsed
         sql = _plain_errors(_find_text(lowered._plan, kind, column))
-    if native_case.CANNOT_HOLD in sql:  # native on ASCII rows only: the others run in Python
+    if native_case.CANNOT_HOLD in sql or python_calls.COLUMN in sql:  # native on ASCII rows only
         return Suggestion(udf.name, label, None, "a case mapping (str.lower/upper) has a native form on ASCII "
                           "text only: Python's and the JVM's Unicode tables differ beyond it")
     if "namedlambdavariable()" in sql:  # Spark writes a lambda's text as no parser reads it back

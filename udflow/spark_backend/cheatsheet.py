@@ -84,8 +84,9 @@ def markdown() -> str:
             lines.append(f"| `{name}` | yes ({form}) |")
         elif name in native_case.CASE_MAPPINGS:
             lines.append(f"| `{name}` | yes where the receiver is made of str fields (strip, replace with ASCII text, "
-                         f"slices, `+`) and on the rows where those are ASCII; the other rows run as Python "
-                         f"(the general case), and a receiver made otherwise runs the call as Python |")
+                         f"slices, `+`) and on the rows where those are ASCII; on the other rows the call "
+                         f"runs as Python (over an explosion's pieces, the whole function: the general "
+                         f"case), and a receiver made otherwise runs the call as Python |")
         elif name in python_calls.RESULTS:
             forms = ", ".join(f"({', '.join(families)}) -> {result}"
                               for families, result in python_calls.RESULTS[name].items())

@@ -6,25 +6,31 @@ string that is not all ASCII goes through `String.toLowerCase()` in the JVM's de
 locale (`"I"` is `"ı"` in a Turkish one). On ASCII the three agree: Spark maps an
 all-ASCII string byte by byte with `Character.toLowerCase` (no locale), and every case
 mapping of an ASCII letter is the other ASCII letter. So the call is native where its
-receiver is ASCII, and the rows where it may not be run in Python (Tuplex's general case,
-`general_case.split`).
+receiver is ASCII, and the rows where it may not be computed in Python.
 
 Whether the receiver is ASCII is read from the fields it is made of (`ascii_leaves`): a
 value built from str fields by operations whose result holds only characters of their
 operands or ASCII (`strip`, `lower`, `replace` with ASCII text, slices, `+`, a conditional)
-is ASCII where those fields are. That is the normal case, a condition on the operator's
-input row (`native_spans.RowCondition`):
+is ASCII where those fields are. The other rows get the call computed by Python in the
+plan (`python_calls`), which is handed the fields on those rows only (nulls elsewhere):
 
     r["status"].strip().lower()       CASE WHEN status IS NULL THEN <AttributeError>
-                                           WHEN length(status) <> octet_length(status)
-                                           THEN <cannot hold> ELSE lower(TRIM(... FROM status)) END
-                                      normal rows: length(status) = octet_length(status)
+                                           ELSE CASE WHEN length(status) <> octet_length(status)
+                                                THEN <Python's status.strip().lower()>
+                                                ELSE lower(TRIM(... FROM status)) END END
 
 (`length` counts code points, `octet_length` UTF-8 bytes: equal exactly on ASCII.) The
-guard reads the fields, not the receiver, so the receiver is computed once; on the
-normal rows it never fires, and where no general case splits the rows it raises rather
-than give the JVM's mapping. The pieces of an explosion's split are ASCII where the
-split string is, so a piece reads as the fields of that string (`elem_ascii`).
+test reads the fields, not the receiver, so the receiver is computed once. One pass over
+the input: the rows beyond ASCII are usually few, and a second scan of the input (a CSV
+file's is most of a query) cost more than handing Python a column of nulls.
+
+Over an explosion's pieces a Python call would cross to Python once per piece, so there
+the test is the normal case of the operator (`native_spans.RowCondition`): its rows
+beyond ASCII run the whole function in Python (Tuplex's general case,
+`general_case.split`), and where no general case splits the rows the guard raises rather
+than give the JVM's mapping. The pieces of a split are ASCII where the split string is,
+so a piece reads as the fields of that string (`elem_ascii`). So it is inside an
+aggregate's argument, where no Python call can run.
 
 A receiver not shown ASCII this way (a non-ASCII constant, a value from a call whose
 characters udflow does not follow) runs the call alone as Python in the plan, as before.
@@ -106,13 +112,18 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
         raise NotNative(f"str.{method} of a value not shown ASCII by its fields")
     columns, reads = _leaf_columns(low, leaves)
     guards = receiver_guards(low, x, method)  # None: Python's AttributeError, as the other str methods
+    mapped = f"{method}({x.sql})"
     if columns:
-        condition = native_spans.RowCondition(
-            " AND ".join(f"(length({ident(c)}) = octet_length({ident(c)}))" for c in reads), reads,
-            f"{', '.join(reads)} {'holds' if len(reads) == 1 else 'hold'} characters beyond ASCII")
         beyond = " OR ".join(f"(length({c}) <> octet_length({c}))" for c in columns)
-        guards.append((f"({beyond})", low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))))
-    return Typed(low.guarded(guards, f"{method}({x.sql})"), "str", False)
+        if low.python_calls is not None and not any(isinstance(leaf, Elem) for leaf in leaves):
+            python = low.python_calls.lower(low, call, [x], only_where=beyond)
+            mapped = f"CASE WHEN {beyond} THEN {python.sql} ELSE {mapped} END"
+        else:
+            condition = native_spans.RowCondition(
+                " AND ".join(f"(length({ident(c)}) = octet_length({ident(c)}))" for c in reads), reads,
+                f"{', '.join(reads)} {'holds' if len(reads) == 1 else 'hold'} characters beyond ASCII")
+            guards.append((f"({beyond})", low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))))
+    return Typed(low.guarded(guards, mapped), "str", False)
 
 
 def _leaf_columns(low, leaves: frozenset) -> tuple[list, tuple]:

@@ -130,6 +130,7 @@ HELPER_FAMILIES = {str: "str", int: "int", float: "float", bool: "bool", datetim
 RESULT_FIELDS = ("ok", "value", "error")
 LIST = "list:"  # a Python term's result of a list of one family, "list:str" (an explosion's pieces)
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+COLUMN = "__udflow_py"  # the prefix of a Python term's column: __udflow_py0, __udflow_py1, ...
 
 
 class PythonCalls:
@@ -162,17 +163,18 @@ class PythonCalls:
         self.columns = {term: column for term, column in self.columns.items() if column not in dropped}
         self.pending = self.pending[:mark]
 
-    def lower(self, low, call, args: list[Typed]) -> Typed:
+    def lower(self, low, call, args: list[Typed], only_where: Optional[str] = None) -> Typed:
         """The call (`expr.Call`), its arguments included, as a term of `low` (a
         `NativeLowering`): its value, or Python's error. `args`: the arguments lowered, for
-        their types."""
+        their types. `only_where`: SQL over the term's columns true on the rows that read it
+        (elsewhere Python skips the row and its value is None: the caller reads it there only)."""
         families = tuple(a.family for a in args)
         result = RESULTS.get(call.name, {}).get(families)
         if result is None:
             raise NotNative(f"{call.name} on {', '.join(families)} has no native form")
         if call.name == "round" and len(args) == 2 and args[1].nullable:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
-        typed = self._term(low, call, result, CHECKS.get(call.name), nullable=False)
+        typed = self._term(low, call, result, CHECKS.get(call.name), nullable=False, only_where=only_where)
         if call.name == "round" and len(args) == 1 and args[0].family in ("int", "float"):
             # round(x) of a float past 2**63: Python's int, which its column cannot hold (the UDF
             # raises OverflowError there): a limit of the native form, held where x is bounded
@@ -207,21 +209,29 @@ class PythonCalls:
             raise family
         return self._term(low, term, LIST + family, items_of(family), nullable=False)
 
-    def _term(self, low, term, result: str, check, nullable: bool) -> Typed:
+    def _term(self, low, term, result: str, check, nullable: bool, only_where: Optional[str] = None) -> Typed:
         """The term computed by Python from the columns it reads (one column per distinct term,
         `with_calls`), and read where the model evaluates it: a column whose reading raises
-        (an aggregate's own errors, `NativeLowering.checked`) raises first."""
+        (an aggregate's own errors, `NativeLowering.checked`) raises first. With `only_where`,
+        the UDF is handed the term's columns on those rows only (nulls elsewhere, which cross
+        to Python at almost no cost) and a flag that says which rows to run."""
         names = sorted(term.fields())
         missing = [n for n in names if n not in low.fields]
         if missing:
             raise NotNative(f"{term} reads {', '.join(missing)}, not a column here")
-        column = self.columns.get(term)
+        if only_where is not None and not names:
+            raise NotNative(f"{term} reads no column to compute on some rows only")
+        key = term if only_where is None else (term, only_where)
+        column = self.columns.get(key)
         if column is None:
-            column = self.columns[term] = f"__udflow_py{len(self.columns)}"
-            function = self._function(low, term, names, check, result)
+            column = self.columns[key] = f"{COLUMN}{len(self.columns)}"
+            function = self._function(low, term, names, check, result, only_where is not None)
             # a term of no field still needs a column to run once per row: a constant one
-            inputs = ", ".join(ident(n) for n in names) or "TRUE"
-            self.pending.append((column, f"{function}({inputs})"))
+            inputs = [ident(n) for n in names] or ["TRUE"]
+            if only_where is not None:
+                flag = f"coalesce({only_where}, FALSE)"
+                inputs = [flag] + [f"CASE WHEN {flag} THEN {n} END" for n in inputs]
+            self.pending.append((column, f"{function}({', '.join(inputs)})"))
         c = ident(column)
         if term in low.computed:  # every row here computed it without raising: its value is all
             return Typed(f"{c}.value", result, nullable)
@@ -230,22 +240,25 @@ class PythonCalls:
         value = case(first + [(f"(NOT {c}.ok)", raised)], f"{c}.value")
         return Typed(value, result, nullable)
 
-    def _function(self, low, term, names: list, check, result: str) -> str:
-        """The name of the Arrow UDF computing `term`, registered once per session: creating
-        one pickles it and makes a dozen round trips to the JVM. Not a term that calls a
-        helper: pickling reads the helper's globals as they are now, so each lowering
-        registers it afresh."""
+    def _function(self, low, term, names: list, check, result: str, flagged: bool = False) -> str:
+        """The name of the Arrow UDF computing `term` (on the rows its first argument flags,
+        where `flagged`), registered once per session: creating one pickles it and makes a
+        dozen round trips to the JVM. Not a term that calls a helper: pickling reads the
+        helper's globals as they are now, so each lowering registers it afresh."""
         def register() -> str:
             sql_name = f"__udflow_term_{uuid.uuid4().hex[:16]}"
             lines = _raising_lines(term, names) if isinstance(term, Pieces) else None
-            self._register(sql_name, over_arrays(of_record(term, names, check), arrow_type(result), lines), result)
+            run = of_record(term, names, check)
+            if flagged:
+                run = _on_flagged_rows(run)
+            self._register(sql_name, over_arrays(run, arrow_type(result), lines), result)
             return sql_name
 
         if any(isinstance(t, HelperCall) for t in term.walk()):
             return register()
         # a list's lines are not part of its equality, but are of its function's errors
         lines = (term.line, term.lines) if isinstance(term, Pieces) else None
-        return remembered(self.session, "term_functions", (term, result, lines), register)
+        return remembered(self.session, "term_functions", (term, result, lines, flagged), register)
 
     def _register(self, sql_name: str, udf: Callable, result: str) -> None:
         returned = StructType([StructField("ok", BooleanType(), False), StructField("value", spark_type(result)),
@@ -378,6 +391,11 @@ def of_record(term, names: list, check=None) -> Callable:
     if check is None:
         return run
     return lambda *values: check(run(*values))
+
+
+def _on_flagged_rows(run: Callable) -> Callable:
+    """`run` of a row's values where its flag (the first argument) is true; None elsewhere."""
+    return lambda flag, *values: run(*values) if flag else None
 
 
 def over_arrays(run: Callable, arrow_type, lines: Optional[Callable] = None) -> Callable:
