@@ -42,7 +42,7 @@ from pyspark.sql import DataFrame
 from udflow.plan import Cross, Map, Match, Reduce
 from udflow.spark_backend import functions
 from udflow.spark_backend import udf as executor
-from udflow.spark_backend.memo import select_expr
+from udflow.spark_backend.memo import remembered, select_expr
 from udflow.spark_backend.native_groups import Reduced
 from udflow.spark_backend.native_ops import Ran
 from udflow.spark_backend.native_spans import NormalCase
@@ -53,15 +53,44 @@ PYTHON_KEY = "__udflow_python_key{}"
 
 
 def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], Ran], udf: Udf,
-          encoder: Callable[[object], Encoder]) -> Ran:
+          encoder: Callable[[object], Encoder], model=None) -> Ran:
     """`run(df)` (the node natively over `df`), with the rows outside its normal case computed
     by `udf` in Python where there is one; its `normal` is the split's, None where there is
-    none. `encoder(schema)` encodes records of a Spark schema."""
+    none. `encoder(schema)` encodes records of a Spark schema.
+
+    The normal case is known only once the node is lowered, and lowering it twice (over
+    `df`, then over its normal rows) is most of a `to_spark()` of a plan with a split. So the
+    session remembers the normal case last found for the same `model` over the same columns
+    and lowers the node over those rows first: where that lowering finds the same normal case
+    (the form it gave holds on every row it is given), it is the native side; else the two
+    lowerings, as without a guess."""
+    guess = _remembered_normal(df, model)
+    if guess[0] is not None and set(guess[0].reads) <= set(df.columns):
+        native = run(df.filter(guess[0].rows()))
+        if native.normal == guess[0]:
+            return _with_general(node, df, native, guess[0], udf, encoder)
     ran = run(df)
-    normal = ran.normal
+    normal = guess[0] = ran.normal
     if normal is None or not set(normal.reads) <= set(df.columns):
         return Ran(ran.frame, ran.nonnull)  # no split: its limits raise where they fire
-    native = run(df.filter(normal.rows()))
+    return _with_general(node, df, run(df.filter(normal.rows())), normal, udf, encoder)
+
+
+def _remembered_normal(df: DataFrame, model) -> list:
+    """The session's box holding the normal case last found for `model` over `df`'s columns
+    (a fresh one where the model cannot be a key: a constant of an unhashable value)."""
+    key = (model, df.schema.json())
+    try:
+        hash(key)
+    except TypeError:
+        return [None]
+    return remembered(df.sparkSession, "normal_cases", key, lambda: [None])
+
+
+def _with_general(node: Map | Match | Cross, df: DataFrame, native: Ran, normal: NormalCase, udf: Udf,
+                  encoder: Callable[[object], Encoder]) -> Ran:
+    """`native` (the node over the rows of `df` within `normal`) and the other rows run by `udf`
+    in Python, as one DataFrame."""
     others = df.filter(normal.other_rows())
     if not normal.conditions:  # rows past a bound are rare: one task; a row condition's may be many
         others = others.coalesce(1)

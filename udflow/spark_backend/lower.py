@@ -243,7 +243,7 @@ class Lowering:
         return self._natively(node, lambda where: general_case.split(
             node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes,
                                                     inp.nonzero), udf,
-            lambda schema: self._encoder(udf, schema)), inp.magnitudes, inp.nonzero)
+            lambda schema: self._encoder(udf, schema), (step.model, where)), inp.magnitudes, inp.nonzero)
 
     def _source_types(self, source: Source) -> dict:
         """A source's fields' types and magnitudes, read (footers, a DataFrame's plan) once per
@@ -367,7 +367,7 @@ class Lowering:
         nonzero = self._sides_nonzero(node)
         return self._natively(node, lambda where: general_case.split(
             node, joined, lambda df: native_ops.run(df, step.model, where, nonnull, (), magnitudes, nonzero), udf,
-            lambda schema: self._encoder(udf, schema)), below, nonzero)
+            lambda schema: self._encoder(udf, schema), (step.model, where)), below, nonzero)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:
         left, right = self._aligned(node, self.typed(node.left), self.typed(node.right))

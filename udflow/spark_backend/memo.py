@@ -11,6 +11,8 @@ answers (`remembered`):
     "file_reads"       a file source's DataFrame, for its files as they are now (`read`)
     "jvm_handles"      a JVM class or constant (`jvm_handle`): py4j finds a class by asking
                        for each part of its name, one round trip each
+    "normal_cases"     the normal case last found for a model over some columns, the guess
+                       `general_case.split` lowers its operator over first
 
 A table keeps at most LIMIT answers, the least recently used dropped first, so that a
 long-lived session does not grow without bound.
