@@ -33,6 +33,7 @@ explodes it (Spark's explode of a null array: no record):
 from __future__ import annotations
 
 import datetime
+from functools import lru_cache
 from typing import Callable, Optional
 
 from udflow.analysis.edited import (
@@ -47,11 +48,29 @@ from udflow.analysis.edited import (
     inlined,
     made,
 )
+from udflow.analysis.outside import snapshot
 
 
 def record_function(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
     """The record function of UDF `fn` over `columns` (one per parameter): inlined where
-    its text allows, else `call_wrapper`."""
+    its text allows, else `call_wrapper`. The same one each time a DataFrame is opened
+    while the values `fn` reads from outside are the same (`outside.snapshot`): what udflow
+    knows of a function (its analysis, the UDFs its Python terms run) is kept per function
+    object, and a job that opens its DataFrame again would otherwise analyse every UDF anew
+    (taxi's five: 50 ms of each `optimize_dataframe`)."""
+    try:
+        return _remembered(fn, columns, shape, tag, snapshot(fn))
+    except TypeError:  # an unhashable value read from outside: made afresh
+        return _made(fn, columns, shape, tag)
+
+
+@lru_cache(maxsize=1024)
+def _remembered(fn: Callable, columns: tuple, shape: Shape, tag: str, outside: tuple) -> Callable:
+    # `outside` is only part of the key: a value rebound since makes another function
+    return _made(fn, columns, shape, tag)
+
+
+def _made(fn: Callable, columns: tuple, shape: Shape, tag: str) -> Callable:
     try:
         return inlined(fn, columns, shape, tag)
     except NotInlined:
@@ -140,6 +159,20 @@ def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict
     made inside a maker so that each name of `bound` is a closure variable holding its value."""
     bound = bound or {}
     lines = [f"def {MAKE}({', '.join(bound)}):", f" def {name}({param}):", *body, f" return {name}"]
+    try:
+        return _remembered_text(tuple(lines), name, tuple(bound.items()), tuple((globals_extra or {}).items()), tag)
+    except TypeError:  # a bound value that cannot be a key
+        return _made_text(tuple(lines), name, tuple(bound.items()), tuple((globals_extra or {}).items()), tag)
+
+
+@lru_cache(maxsize=1024)
+def _remembered_text(lines: tuple, name: str, bound: tuple, globals_extra: tuple, tag: str) -> Callable:
+    """The function of `lines` made once per text and bound values: opening a DataFrame again
+    gives the flow the same functions, whose analysis udflow has kept."""
+    return _made_text(lines, name, bound, globals_extra, tag)
+
+
+def _made_text(lines: tuple, name: str, bound: tuple, globals_extra: tuple, tag: str) -> Callable:
     filename = f"udflow-from-spark/{name} [{tag}]"
-    globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__", **(globals_extra or {})}
-    return made(lines, filename, name, globals_, list(bound.values()))
+    globals_ = {"__builtins__": __builtins__, "__name__": "__udflow_from_spark__", **dict(globals_extra)}
+    return made(list(lines), filename, name, globals_, [value for _, value in bound])

@@ -155,7 +155,7 @@ class Translation:
             raise NotTranslated("a renamed column's name is still taken by another column")
         for a in attrs:
             self.fields[a.id] = a.name
-        return flow.map(copies(renames, f"rename {_tag(node)}"),
+        return flow.map(copies(renames, "rename"),
                         name=_unique(flow, "rename " + ", ".join(f"{a} as {b}" for a, b in renames.items())))
 
     def project(self, node: cat.Project):
@@ -179,7 +179,7 @@ class Translation:
                 # a field the others still read keeps its value: this one writes a name of its own
                 taken = o.name in _read_by_others(node.outputs, o, self.name) or o.name in self.written(node)
                 target = f"__udflow_{o.id}" if taken else o.name
-                flow = flow.map(self.udf_function(o.expr, Shape("map", target), o.id))
+                flow = flow.map(self.udf_function(o.expr, Shape("map", target), "map"))
                 self.fields[o.id] = target
             elif isinstance(o.expr, cat.Attr):
                 self.fields[o.id] = self.name(o.expr)
@@ -197,7 +197,7 @@ class Translation:
         for i, c in enumerate(atoms):  # first: cheap, and Spark promises no order between conjuncts
             # one filter per conjunct: each moves on its own
             atom = dataclasses.replace(c.atom, column=self.name(c.refs[0]))
-            flow = flow.filter(condition_filter((atom,), f"{_tag(node)}.{i}"), name=_unique(flow, f"where {atom}"))
+            flow = flow.filter(condition_filter((atom,), "where"), name=_unique(flow, f"where {atom}"))
         natives = [c for c in natives if c.atom is None]
         _portable(natives)
         if natives:
@@ -206,7 +206,7 @@ class Translation:
             flow = flow.apply(native_steps.SPARK_FILTER, condition=condition, types=_types(natives),
                               name=_unique(flow, f"Spark filter {_short(condition)}"))
         for i, c in enumerate(c for c in node.conjuncts if isinstance(c, cat.Udf)):
-            flow = flow.filter(self.udf_function(c, Shape("filter"), f"{_tag(node)}.{i}"))
+            flow = flow.filter(self.udf_function(c, Shape("filter"), "filter"))
         return flow
 
     def generate(self, node: cat.Generate):
@@ -217,7 +217,7 @@ class Translation:
         flow = self.flow(node.child)
         if node.out.name in (flow.fields or ()):
             raise NotTranslated(f"the element column {node.out.name} is also a column of the input")
-        flow = flow.map(self.udf_function(node.arg, Shape("explode", node.out.name), node.out.id))
+        flow = flow.map(self.udf_function(node.arg, Shape("explode", node.out.name), "explode"))
         self.fields[node.out.id] = node.out.name
         return flow
 
@@ -243,7 +243,7 @@ class Translation:
             self.fields[a.id] = a.name
         if flow.fields is not None and set(flow.fields) == set(columns) and not renames:
             return flow
-        return flow.map(projection(columns, renames, f"project {_tag(node)}"))
+        return flow.map(projection(columns, renames, "project"))
 
     def aggregate(self, node: cat.Aggregate):
         if not node.keys or not all(isinstance(k, cat.Attr) for k in node.keys):
@@ -260,7 +260,7 @@ class Translation:
             if o.name in keys:
                 raise NotTranslated(f"the aggregate column {o.name} has a grouping column's name")
             aggregates.append((o.name, e.function, self.name(e.arg) if e.arg is not None else None))
-        flow = child.reduce(list(keys), reduce_function(keys, tuple(aggregates), _tag(node)))
+        flow = child.reduce(list(keys), reduce_function(keys, tuple(aggregates), "aggregate"))
         for o in node.outputs:
             self.fields[o.id] = self.name(o.expr) if isinstance(o.expr, cat.Attr) else o.name
         return flow
@@ -357,10 +357,6 @@ def _types(natives) -> tuple:
 
 def _declared(return_type: str, shape: Shape) -> str:
     return return_type[len("array<"):-1] if shape.kind == "explode" else return_type
-
-
-def _tag(node: cat.Node) -> str:
-    return str(node.output[0].id) if node.output else "0"
 
 
 def _duplicates(columns: list) -> str:
