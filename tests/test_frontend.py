@@ -512,3 +512,25 @@ def test_a_udf_appending_to_the_list_it_returns_explodes_as_a_native_loop(frames
     capped = docs.select("id", F.explode(F.udf(capped_words, "array<string>")("text")).alias("w"))
     assert "your helper" in open_dataframe(capped).flow.physical().root.describe()
     _same_three_ways(capped)
+
+
+def test_opening_a_dataframe_again_gives_the_same_functions_until_a_value_they_read_changes(frames, monkeypatch):
+    """The record functions are made once per UDF, columns, shape and the values the UDF reads
+    from outside: a job that opens its DataFrame again keeps their analyses (`double_it`, a
+    module's function, comes back from the plan as itself; a lambda is pickled by value and
+    comes back anew). `RATE` rebound, `double_it` is made (and analysed) anew and the flow
+    computes with the new value."""
+    import sys
+
+    docs, _, u = frames
+
+    def opened():
+        flow = open_dataframe(docs.withColumn("y", u["double_it"]("x")).filter(u["keep"]("y"))).flow
+        return flow, next(n.fn for n in flow.root.walk() if "double_it" in getattr(getattr(n, "fn", None), "__name__", ""))
+
+    _, first = opened()
+    assert opened()[1] is first
+    monkeypatch.setattr(sys.modules[__name__], "RATE", 3)
+    flow, rebound = opened()
+    assert rebound is not first
+    assert sorted(r["y"] for r in flow.collect()) == [1.5, 6.0, 9.0]
