@@ -143,7 +143,7 @@ def tokens(r):
 @pytest.mark.spark
 def test_a_tokenizer_with_its_stemmer_inlined_runs_natively_computing_each_part_once(spark):
     """documents' shape: the piece's word computed once per piece (a hidden column the
-    condition and the inlined stem read, `native_ops._shared_piece`), the stem once (Spark
+    condition and the inlined stem read, `native_shared.shared_piece`), the stem once (Spark
     knows the token is never null: no inferred filter computes it again), the texts that
     are not ASCII in Python (their case mapping)."""
     texts = ["The cats walked, quickly!", "a naïve boxes singing", "", "Jumpingly ed s", "ÉCOLES the"]

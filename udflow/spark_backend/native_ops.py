@@ -18,26 +18,26 @@ different types, is `NotNative` too: a DataFrame has one schema.
 
 from __future__ import annotations
 
-from collections import ChainMap, Counter
+from collections import ChainMap
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
-from udflow.expr import Arith, BoolOp, Call, Cmp, Elem, Evaluated, Field, IfElse, IsNone, Lit, Neg, Not, Slice, Truth, transform
-from udflow.spark_backend import native_case, native_spans, nullness
+from udflow.expr import Field, Lit, transform
+from udflow.spark_backend import native_case, native_shared, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
-from udflow.spark_backend.native_types import datetime_columns, decimal_of, family_of
+from udflow.spark_backend.native_types import datetime_columns
 from udflow.spark_backend.native_strings import PY_WHITESPACE
 from udflow.spark_backend.native_spans import NormalCase, normal_case
 from udflow.spark_backend.python_calls import PythonCalls
 from udflow.spark_backend.sql import call, case, ident, literal
 
 CASE = "__udflow_case"
-LET = "__udflow_let"  # a hidden column holding a field's term that a later field reuses
+from udflow.spark_backend.native_shared import LET, carried, spark_type, with_calls
 ELEM = "__udflow_elem"
 
 
@@ -46,11 +46,6 @@ def run_filter(df: DataFrame, model: FilterModel, lowering: NativeLowering) -> t
     predicate = lowering.predicate(model.predicate)
     kept = only(df.columns, with_calls(df, lowering).filter(predicate))
     return kept, lowering.nonnull | nullness.when_true(model.predicate)
-
-
-def with_calls(df: DataFrame, lowering: NativeLowering) -> DataFrame:
-    """`df` with the Python calls lowered so far as columns (`PythonCalls.with_calls`)."""
-    return df if lowering.python_calls is None else lowering.python_calls.with_calls(df)
 
 
 def only(columns: list, df: DataFrame) -> DataFrame:
@@ -66,6 +61,9 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     shape = {(tuple(n for n, _ in c.emit.fields), c.emit.copies_input) for _, c in emitting}
     if len(shape) > 1:
         raise NotNative("its cases emit records of different fields")
+    columns = df.columns
+    df, lowering, model = native_shared.shared_first(df, lowering, model)
+    emitting = [(k, c) for k, c in enumerate(model.cases) if isinstance(c.emit, Emit)]
     reached = _reached(model)
     keep = _keep(lowering, model, reached)
     base = with_calls(df, lowering)
@@ -73,7 +71,7 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     proven = [reached[k] | nullness.when_true(c.guard) for k, c in emitting]
     known = lowering.nonnull | (frozenset.intersection(*proven) if proven else frozenset())
     if not emitting:
-        return only(df.columns, kept), known
+        return only(columns, kept), known
     names, copies = next(iter(shape))
     frame, typed, raising = _written(kept, lowering, model, emitting, reached, names)
     frame = with_calls(frame, lowering)
@@ -81,8 +79,8 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     written_nonnull = frozenset(n for n, (_, nullable) in typed.items() if not nullable)
     known = (known - set(names) if copies else frozenset()) | written_nonnull
     if not values:
-        return only(df.columns, kept), known
-    return always_computed(select_expr(frame, _select_list(df.columns, values, copies)), raising), known
+        return only(columns, kept), known
+    return always_computed(select_expr(frame, _select_list(columns, values, copies)), raising), known
 
 
 def _written(kept: DataFrame, lowering: NativeLowering, model: RecordModel, emitting, reached: list, names):
@@ -131,9 +129,9 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
                            checked=lowering.checked, shown=set(lowering.shown), pinned=lowering.pinned,
                            python_calls=lowering.python_calls, computed_at=lowering.computed_at.items(),
-                           spans=ChainMap({hidden[n]: t.span for n, (t, _) in lowered.items()}, _carried(lowering, frame)),
+                           spans=ChainMap({hidden[n]: t.span for n, (t, _) in lowered.items()}, carried(lowering, frame)),
                            limits=lowering.limits)
-    if any(_spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
+    if any(spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
         return None  # read back, the column would be another Python type: keep the terms whole
     typed = {n: (ident(hidden[n]), t.nullable) for n, (t, _) in lowered.items()}
     raising = [n for n, (_, raises) in lowered.items() if raises]
@@ -155,11 +153,6 @@ def _last_recurring(terms: dict, names) -> Optional[int]:
     recurring = [k for k, name in enumerate(names) if not isinstance(terms[name], (Field, Lit))
                  and any(terms[name] in later for later in parts[k + 1:])]
     return recurring[-1] if recurring else None
-
-
-def _spark_type(lowering: NativeLowering, column: str) -> tuple:
-    data_type = lowering.fields[column].dataType
-    return family_of(data_type), decimal_of(data_type)
 
 
 def always_computed(df: DataFrame, columns: list) -> DataFrame:
@@ -258,10 +251,10 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     nonnull = lowering.nonnull | {ELEM} if model.split else lowering.nonnull - {ELEM}  # an item may be None
     pieces_lowering = NativeLowering(exploded.schema, lowering.where, nonnull,
                                      shown=set(lowering.shown) | {ELEM}, elem=ELEM, computed_at=model.computed_at,
-                                     spans=ChainMap({ELEM: None}, _carried(lowering, exploded)), limits=lowering.limits,
+                                     spans=ChainMap({ELEM: None}, carried(lowering, exploded)), limits=lowering.limits,
                                      elem_ascii=native_case.elem_ascii(model.source) if model.split else None)
     pieces_lowering.line = model.line
-    exploded, pieces_lowering, model = _shared_piece(exploded, pieces_lowering, model)
+    exploded, pieces_lowering, model = native_shared.shared_piece(exploded, pieces_lowering, model)
     if model.guard is not None:  # the pieces whose record is emitted, before any field is computed
         exploded = exploded.filter(pieces_lowering.predicate(model.guard))
     with pieces_lowering.knowing(model.guard, True) if model.guard is not None else nullcontext():
@@ -272,37 +265,6 @@ def run_explode(df: DataFrame, model: ExplodeModel, lowering: NativeLowering) ->
     known = ((lowering.nonnull - set(values)) if copies else frozenset()) | written_nonnull
     raising = [name for name, (_, raises) in lowered.items() if raises]
     return always_computed(select_expr(exploded, _select_list(df.columns, values, copies)), raising), known
-
-
-def _shared_piece(exploded: DataFrame, low: NativeLowering, model: ExplodeModel):
-    """The term the pieces compute first and read again, computed once per piece as a hidden
-    column that the guard and the fields read (the exploded frame, its lowering and the model
-    reading it); the three unchanged where there is none:
-
-        for raw in text.split():                  .selectExpr("*", "lower(trim(... elem)) AS __udflow_let")
-            word = raw.strip(P).lower()           .where(<word and word not in STOP over __udflow_let>)
-            if word and word not in STOP:         .selectExpr(..., <stem(word) over __udflow_let> AS token)
-                yield {..., "token": stem(word)}
-
-    The same values and errors: the term is the first thing Python evaluates for each piece
-    (`first_evaluated`), so computing it first on every piece raises what Python raises first."""
-    term = _recurring_first(model)
-    if term is None or LET in exploded.columns:
-        return exploded, low, model
-    typed = low.lower(term)
-    frame = select_expr(exploded, ["*", f"{typed.sql} AS {ident(LET)}"])
-    shared = NativeLowering(frame.schema, low.where, low.nonnull | ({LET} if not typed.nullable else set()),
-                            shown=set(low.shown), elem=low.elem, computed_at=low.computed_at.items(),
-                            spans=ChainMap({LET: typed.span, ELEM: None}, _carried(low, frame)), limits=low.limits,
-                            elem_ascii=low.elem_ascii)
-    shared.line = low.line
-    if _spark_type(shared, LET) != (typed.family, typed.decimal):
-        return exploded, low, model  # read back, the column would be another Python type
-    read = {term: Field(LET)}
-    swap = lambda t: read.get(t, t)  # noqa: E731
-    fields = tuple((name, transform(t, swap)) for name, t in model.emit.fields)
-    guard = transform(model.guard, swap) if model.guard is not None else None
-    return frame, shared, replace(model, guard=guard, emit=Emit(fields, model.emit.copies_input))
 
 
 # a value of the family's own Spark type, never taken: `_never_null`
@@ -317,33 +279,6 @@ def _never_null(t) -> str:
     if t.nullable or t.family not in NEVER_TAKEN:
         return t.sql
     return f"coalesce({t.sql}, {NEVER_TAKEN[t.family]})"
-
-
-def _recurring_first(model: ExplodeModel):
-    """The largest term on the chain Python evaluates first for a piece (the guard's, else the
-    first field's: `first_evaluated`) that reads the piece and recurs in the guard and fields."""
-    terms = ([model.guard] if model.guard is not None else []) + [t for _, t in model.emit.fields]
-    if not terms:
-        return None
-    try:
-        counts = Counter(t for term in terms for t in term.walk() if not isinstance(t, (Field, Lit, Elem)))
-        return next((t for t in first_evaluated(terms[0])
-                     if counts.get(t, 0) > 1 and any(isinstance(x, Elem) for x in t.walk())), None)
-    except TypeError:  # a term holding a constant of an unhashable value: nothing is shared
-        return None
-
-
-# the terms whose first child Python evaluates whole before any other part of them
-_LEFT_FIRST = (BoolOp, Truth, Not, IfElse, Cmp, Arith, Call, Evaluated, IsNone, Slice, Neg)
-
-
-def first_evaluated(term) -> list:
-    """`term` and, down its first children, the terms Python evaluates before any other part of
-    the terms above them: `word and w not in S` -> [the and, word, word's receiver, ...]."""
-    chain = [term]
-    while isinstance(chain[-1], _LEFT_FIRST) and chain[-1].children():
-        chain.append(chain[-1].children()[0])
-    return chain
 
 
 def _split_pieces(model: ExplodeModel, lowering: NativeLowering) -> str:
@@ -399,12 +334,6 @@ def _select_list(columns: list, values: dict, copies: bool) -> list:
 def _quoted(sep: str) -> str:
     """`sep` as a Java regular expression matching exactly that text."""
     return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
-
-
-def _carried(lowering: NativeLowering, frame: DataFrame) -> native_spans.Restricted:
-    """The spans of `frame`'s columns as the operator's input gave them (`native_spans`): a
-    column computed on the way (a Python call's) has none of its own."""
-    return native_spans.Restricted(lowering.spans, frame.columns)
 
 
 @dataclass(frozen=True)
