@@ -45,7 +45,9 @@ def _count(path: str, columns: tuple, wanted: tuple) -> Optional[tuple]:
 
     read = csv.ReadOptions(column_names=list(columns), skip_rows=1)
     parse = csv.ParseOptions(newlines_in_values=True)
-    convert = csv.ConvertOptions(column_types={c: pa.string() for c in columns}, include_columns=list(wanted),
+    # no column wanted: the first one, read to count the records (an empty list reads them all)
+    convert = csv.ConvertOptions(column_types={c: pa.string() for c in columns},
+                                 include_columns=list(wanted) or list(columns[:1]),
                                  null_values=[""], strings_can_be_null=True)
     rows, seen = 0, {c: [] for c in wanted}
     try:

@@ -29,8 +29,8 @@ the test is the normal case of the operator (`native_spans.RowCondition`): its r
 beyond ASCII run the whole function in Python (Tuplex's general case,
 `general_case.split`), and where no general case splits the rows the guard raises rather
 than give the JVM's mapping. The pieces of a split are ASCII where the split string is,
-so a piece reads as the fields of that string (`elem_ascii`). So it is inside an
-aggregate's argument, where no Python call can run.
+so a piece reads as the fields of that string (`elem_ascii`). A case mapping inside an
+aggregate's argument, where no Python call can run, takes the normal case too.
 
 A receiver not shown ASCII this way (a non-ASCII constant, a value from a call whose
 characters udflow does not follow) runs the call alone as Python in the plan, as before.
