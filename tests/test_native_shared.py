@@ -58,3 +58,31 @@ def test_a_none_receiver_raises_attribute_error_before_anything_else(spark):
     flow = uf.source("t", rows=[*ROWS, {"k": 9, "status": None, "qty": None}]).map(completed)
     said = raised_on_both_engines(flow)
     assert said[0] == said[1] and "'NoneType' object has no attribute 'strip'" in said[0], said
+
+
+def titled_first(r):
+    t = r["status"].strip().title()  # str.title: a Python call in the plan
+    if t.startswith("C"):
+        yield {**r, "t": t, "n": len(t)}
+
+
+def titled_twice(r):
+    return {**r, "t": r["status"].strip().title(), "u": r["status"].strip().title() + "!"}
+
+
+@pytest.mark.parametrize("fn", [titled_first, titled_twice])
+def test_a_hidden_column_given_up_leaves_the_python_calls_it_took_to_the_frame_built_after(spark, monkeypatch, fn):
+    """Where Spark types a hidden column otherwise than the term's Python type, the column is
+    given up and the terms are lowered whole: the Python calls its frame took are added again
+    below them (and its limits not counted twice)."""
+    from udflow.spark_backend import native_ops, native_shared
+    from udflow.spark_backend.native_shared import LET
+
+    real = native_shared.spark_type
+    other = lambda low, column: ("another", None) if column.startswith(LET) else real(low, column)  # noqa: E731
+    monkeypatch.setattr(native_shared, "spark_type", other)
+    monkeypatch.setattr(native_ops, "spark_type", other)
+    flow = uf.source("t", rows=[r for r in ROWS if r["status"] is not None]).map(fn)
+    rows, plan = _plan(spark, flow)
+    assert _bag(rows) == _bag(flow.collect(engine="reference")) and rows
+    assert "__udflow_let" not in plan and "__udflow_term_" in plan, plan

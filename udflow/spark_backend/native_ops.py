@@ -122,8 +122,10 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
     if set(hidden.values()) & set(kept.columns):  # a user's column of that name: keep the terms whole
         return None
     lowering.line = only.line
+    limits = len(lowering.limits)
     with lowering.knowing(only.guard, True):
         lowered = {name: lowering.value(terms[name], case_terms_of(only)) for name in below}
+    pending = native_shared.pending_calls(lowering)
     frame = select_expr(with_calls(kept, lowering), ["*"] + [f"{t.sql} AS {ident(hidden[n])}" for n, (t, _) in lowered.items()])
     upper = NativeLowering(frame.schema, lowering.where,
                            lowering.nonnull | {hidden[n] for n, (t, _) in lowered.items() if not t.nullable},
@@ -132,7 +134,8 @@ def _shared_below(kept: DataFrame, lowering: NativeLowering, only: Case, names):
                            spans=ChainMap({hidden[n]: t.span for n, (t, _) in lowered.items()}, carried(lowering, frame)),
                            limits=lowering.limits)
     if any(spark_type(upper, hidden[n]) != (t.family, t.decimal) for n, (t, _) in lowered.items()):
-        return None  # read back, the column would be another Python type: keep the terms whole
+        native_shared.give_back(lowering, pending, limits)  # read back, another Python type: terms kept whole
+        return None
     typed = {n: (ident(hidden[n]), t.nullable) for n, (t, _) in lowered.items()}
     raising = [n for n, (_, raises) in lowered.items() if raises]
     reads = {terms[n]: Field(hidden[n]) for n in below if not isinstance(terms[n], (Field, Lit))}

@@ -47,6 +47,20 @@ def carried(lowering: NativeLowering, frame: DataFrame) -> native_spans.Restrict
     return native_spans.Restricted(lowering.spans, frame.columns)
 
 
+def pending_calls(low: NativeLowering) -> Optional[list]:
+    """The Python calls lowered but not yet added to a frame (`with_calls` takes them)."""
+    return list(low.python_calls.pending) if low.python_calls is not None else None
+
+
+def give_back(low: NativeLowering, pending: Optional[list], limits: int) -> None:
+    """Undo a hidden column given up after its frame was made: the Python calls that frame
+    took are pending again (their columns are known by term, and a frame built later must
+    add them), and the limits its term added are dropped (the term is lowered again)."""
+    if pending is not None:
+        low.python_calls.pending = pending
+    del low.limits[limits:]
+
+
 def spark_type(lowering: NativeLowering, column: str) -> tuple:
     data_type = lowering.fields[column].dataType
     return family_of(data_type), decimal_of(data_type)
@@ -63,15 +77,18 @@ def shared_first(df: DataFrame, low: NativeLowering, model: RecordModel):
     if term is None:
         return df, low, model
     low.line = only.line
+    limits = len(low.limits)
     typed = low.lower(term)
     _register_calls(low, [only.guard] + [t for _, t in only.emit.fields])
+    pending = pending_calls(low)
     frame = select_expr(with_calls(df, low), ["*", f"{typed.sql} AS {ident(LET)}"])
     shared = NativeLowering(frame.schema, low.where, low.nonnull | ({LET} if not typed.nullable else set()),
                             checked=low.checked, shown=set(low.shown), pinned=low.pinned, python_calls=low.python_calls,
                             sample=low.sample, computed_at=low.computed_at.items(), nonzero=low.nonzero,
                             spans=ChainMap({LET: typed.span}, carried(low, frame)), limits=low.limits)
-    if spark_type(shared, LET) != (typed.family, typed.decimal):
-        return df, low, model  # read back, the column would be another Python type
+    if spark_type(shared, LET) != (typed.family, typed.decimal):  # read back, another Python type
+        give_back(low, pending, limits)
+        return df, low, model
     swap = _reading(term)
     case = replace(only, guard=transform(only.guard, swap),
                    emit=Emit(tuple((n, transform(t, swap)) for n, t in only.emit.fields), only.emit.copies_input))
