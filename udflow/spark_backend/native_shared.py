@@ -77,9 +77,10 @@ def shared_first(df: DataFrame, low: NativeLowering, model: RecordModel):
     if term is None:
         return df, low, model
     low.line = only.line
-    limits = len(low.limits)
+    limits, calls = len(low.limits), len(pending_calls(low) or ())
     typed = low.lower(term)
-    _register_calls(low, [only.guard] + [t for _, t in only.emit.fields])
+    if len(pending_calls(low) or ()) > calls:  # the term's Python calls go below: the record's others too
+        _register_calls(low, [only.guard] + [t for _, t in only.emit.fields])
     pending = pending_calls(low)
     frame = select_expr(with_calls(df, low), ["*", f"{typed.sql} AS {ident(LET)}"])
     shared = NativeLowering(frame.schema, low.where, low.nonnull | ({LET} if not typed.nullable else set()),
@@ -99,8 +100,6 @@ def _register_calls(low: NativeLowering, terms: list) -> None:
     """The Python calls of `terms` registered with `low`'s, so that their columns are added
     with the shared term's and every call of the record runs in one Python pass (the terms
     are lowered for that alone, with limits of their own, and lowered again over LET)."""
-    if low.python_calls is None:
-        return
     dry = NativeLowering(StructType(list(low.fields.values())), low.where, low.nonnull, checked=low.checked,
                          shown=set(low.shown), pinned=low.pinned, python_calls=low.python_calls, sample=low.sample,
                          computed_at=low.computed_at.items(), nonzero=low.nonzero,
