@@ -159,10 +159,11 @@ def _generated(name: str, param: str, body: list, tag: str, bound: Optional[dict
     made inside a maker so that each name of `bound` is a closure variable holding its value."""
     bound = bound or {}
     lines = [f"def {MAKE}({', '.join(bound)}):", f" def {name}({param}):", *body, f" return {name}"]
+    made_of = (tuple(lines), name, tuple(bound.items()), tuple((globals_extra or {}).items()), tag)
     try:
-        return _remembered_text(tuple(lines), name, tuple(bound.items()), tuple((globals_extra or {}).items()), tag)
+        return _remembered_text(*made_of)
     except TypeError:  # a bound value that cannot be a key
-        return _made_text(tuple(lines), name, tuple(bound.items()), tuple((globals_extra or {}).items()), tag)
+        return _made_text(*made_of)
 
 
 @lru_cache(maxsize=1024)

@@ -57,13 +57,12 @@ def run_map(df: DataFrame, model: RecordModel, lowering: NativeLowering) -> tupl
     """Rows whose first matching case emits are kept (a plain predicate where there is one
     emitting case, which Spark can push into a scan); each written field is its case's term.
     Also the fields of the output the cases prove not None (`nullness`)."""
+    columns = df.columns
+    df, lowering, model = native_shared.shared_first(df, lowering, model)  # one case only: its shape holds
     emitting = [(k, c) for k, c in enumerate(model.cases) if isinstance(c.emit, Emit)]
     shape = {(tuple(n for n, _ in c.emit.fields), c.emit.copies_input) for _, c in emitting}
     if len(shape) > 1:
         raise NotNative("its cases emit records of different fields")
-    columns = df.columns
-    df, lowering, model = native_shared.shared_first(df, lowering, model)
-    emitting = [(k, c) for k, c in enumerate(model.cases) if isinstance(c.emit, Emit)]
     reached = _reached(model)
     keep = _keep(lowering, model, reached)
     base = with_calls(df, lowering)
