@@ -38,15 +38,17 @@ def look_up(r):
 
 
 def caught(r):
-    try:
+    try:  # two statements: not one term (`caught_form`)
         ratio = r["n"] / r["d"]
+        share = ratio * 100
     except ZeroDivisionError:
-        ratio = None
-    return {**r, "ratio": ratio}
+        ratio = share = None
+    return {**r, "ratio": ratio, "share": share}
 
 
 def caught_advised(r):
-    return {**r, "ratio": r["n"] / r["d"] if r["d"] != 0 else None}
+    ratio = r["n"] / r["d"] if r["d"] != 0 else None
+    return {**r, "ratio": ratio, "share": ratio * 100 if ratio is not None else None}
 
 
 def helper(r):

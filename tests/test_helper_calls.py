@@ -27,7 +27,7 @@ ROWS = [
 def _parse(text):
     try:
         return datetime.strptime(text.strip(), "%Y-%m-%d %H:%M:%S")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError) as exc:  # binds the error: no value model (`caught_form`)
         return None
 
 
@@ -39,9 +39,9 @@ def completed(r):
 
 
 def _inverse(n):
-    try:  # a try statement: no value model, so the helper is a call (`helper_models` inlines the others)
+    try:  # the error bound: no value model, so the helper is a call (`helper_models` inlines the others)
         return 1 / n
-    except TypeError:
+    except TypeError as exc:  # noqa: F841
         return None
 
 
@@ -50,9 +50,9 @@ def inverted(r):
 
 
 def _label(n):
-    try:  # a try statement: not inlined, typed by the sample
+    try:  # the error bound: not inlined, typed by the sample
         return "big" if n > 2 else 7
-    except TypeError:
+    except TypeError as exc:  # noqa: F841
         return None
 
 

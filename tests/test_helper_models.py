@@ -47,7 +47,7 @@ def nothing_back(x):
 def with_a_try(x):
     try:
         return int(x)
-    except ValueError:
+    except ValueError as exc:  # noqa: F841 - the error bound: no value model (`caught_form`)
         return None
 
 

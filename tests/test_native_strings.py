@@ -1,7 +1,7 @@
 """The models widened for the functions Polars translates (issue 29, item 3): str methods with
 constant arguments run natively (`native_strings`), math.radians/degrees natively, and
-numpy's functions of one value, `.title()`, `strftime` and `strptime` as Python inside the
-native plan; each gives Python's value, type and error on Spark."""
+numpy's functions of one value, `.title()` and `strftime` as Python inside the native plan
+(`strptime` natively on strictly spelled rows, `native_parse`); each gives Python's value, type and error on Spark."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_a_datetimes_date_is_native_and_strftime_and_strptime_run_in_the_plan(sp
               datetime.datetime(9999, 12, 31, 12), datetime.datetime(1969, 12, 31, 23, 0)]
     _same_on_spark(spark, days, [{"ts": t} for t in stamps], "native, with Python for date.strftime")
     _same_on_spark(spark, parsed, [{"s": s} for s in ("2024-02-29", "0001-01-01", "1999-12-31")],
-                   "native, with Python for datetime.strptime")
+                   "native")  # a strict spelling's rows in Spark, the others Python's (`native_parse`)
 
 
 @pytest.mark.parametrize("fn, rows", [

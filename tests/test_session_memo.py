@@ -21,7 +21,7 @@ def lowered(r):
 def _month(text):
     try:
         return int(text[5:7])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:  # noqa: F841 - the error bound: no model, a helper call
         return None
 
 

@@ -24,6 +24,7 @@ import re
 import types
 from typing import Optional
 
+from udflow.analysis.caught_form import caught_form
 from udflow.expr import FUNCTIONS
 
 _STOPPED = re.compile(r"^(?P<what>.*?) the expression IR cannot express(?P<rest>.*?) \(line (?P<line>\d+)\)$")
@@ -90,8 +91,8 @@ def _construct(n: ast.AST, globals_: dict) -> Optional[str]:
             if isinstance(part, ast.FormattedValue) and part.conversion in (ord("r"), ord("a")):
                 return f"an f-string with !{chr(part.conversion)}"
         return None
-    if isinstance(n, ast.Try):
-        return "try/except"
+    if isinstance(n, ast.Try):  # one statement and one handler computing one expression is modelled
+        return None if caught_form(n) is not None else "try/except"
     if isinstance(n, ast.Call):
         return _call(n, globals_)
     if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in globals_:

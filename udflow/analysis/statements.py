@@ -14,7 +14,10 @@ import decimal
 from dataclasses import dataclass
 from typing import Optional
 
+from udflow.analysis.caught_form import PLACEHOLDER, CaughtForm, caught_form
 from udflow.analysis.model import NO_RECORD, RAISES
+from udflow.analysis.resolved import names_object
+from udflow.caught import Caught, exception_class
 from udflow.analysis.state import RECORD_KINDS
 from udflow.expr import LITERAL_TYPES, Elem, Item, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
@@ -259,6 +262,13 @@ class Statements:
             self.pc |= deps
 
     def try_stmt(self, s) -> None:
+        form = caught_form(s) if self.is_udf else None
+        if form is not None and isinstance(form.statement, ast.Return) and \
+                not isinstance(form.statement.value, ast.Dict) and self.an.kind != "filter":
+            form = None  # a record kind's `return r` or `return None`: not one term
+        if form is not None and all(c is None or names_object(self, c, exception_class(c.id)) for c in form.catches):
+            self.caught(form)
+            return
         if self.is_udf:
             self.an.model.block("a try statement", s.lineno)
         before_reads = set(self.an.reads)
@@ -280,6 +290,19 @@ class Statements:
         if s.finalbody:
             self.run(s.finalbody)
         self.pc |= risk if s.handlers else set()
+
+    def caught(self, form: CaughtForm) -> None:
+        """`try: x = E except T: x = F` (`analysis.caught_form`): the statement run once, with
+        `Caught(E, T, F)` for its expression. Which of the two Python computes depends on
+        what E reads, so the value depends on both."""
+        body, fallback = self.ev(form.body), self.ev(form.fallback)
+        names = tuple("Exception" if c is None else c.id for c in form.catches)
+        term = Caught(body.term, names, fallback.term) if body.term is not None and fallback.term is not None else None
+        self.env[PLACEHOLDER] = Val(body.atoms | fallback.atoms, body.deps | fallback.deps, term)
+        try:
+            self.stmt(form.statement)
+        finally:
+            self.env.pop(PLACEHOLDER, None)
 
     # ------------------------------------------------------------ emit/return
 

@@ -69,6 +69,10 @@ def always_returns(stmts) -> bool:
         return True
     if isinstance(last, ast.If):
         return always_returns(last.body) and always_returns(last.orelse)
+    if isinstance(last, ast.Try):  # the body (or its else) returns, and so does every handler
+        return always_returns(last.finalbody) or (
+            (always_returns(last.body) or always_returns(last.orelse)) and all(always_returns(h.body)
+                                                                              for h in last.handlers))
     return False
 
 

@@ -38,12 +38,15 @@ from udflow.analysis.model import ExplodeModel, GroupFilterModel, RecordModel, R
 from udflow.expr import Agg, Call, Elem
 from udflow.fields import group_projection, output_fields, properties_of, read_projection
 from udflow.engine.pieces_in_python import pieces_in_python
+from udflow.caught import Caught
 from udflow.helper_calls import HelperCall
 from udflow.physical import PhysicalPlan, Step
 from udflow.pieces import Pieces
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
 from udflow.spark_backend.native_case import case_mapped
+from udflow.spark_backend.native_caught import native_form
+from udflow.spark_backend.native_parse import parses
 from udflow.spark_backend.native_math import field_contracts
 from udflow.spark_backend.python_calls import RESULTS
 
@@ -186,17 +189,20 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
             if isinstance(t, Pieces):
                 in_python.append(f"the pieces of the explosion, as one list per record (line {line})")
                 continue
-            helper = isinstance(t, HelperCall)
+            helper = isinstance(t, (HelperCall, Caught))
+            on_pieces = any(isinstance(e, Elem) for e in t.walk())
             if t in contract or not helper and (t.name in NATIVE_CALLS and arity_fits(t.name, t.args)
                                                 or case_mapped(t, split)):
                 continue
-            if isinstance(model, ExplodeModel) and any(isinstance(e, Elem) for e in t.walk()):
-                name = f"your helper {t.name}" if helper else t.name
+            if not helper and parses(t, alone=True) and not (in_aggregate or on_pieces or isinstance(model, GroupFilterModel)):
+                continue  # native where its text is strictly spelled, Python on the other rows
+            name = "a try statement" if isinstance(t, Caught) else f"your helper {t.name}" if helper else t.name
+            if isinstance(model, ExplodeModel) and on_pieces:
                 return f"calls {name} on each piece of the explosion (line {line}), which runs as Python", []
             if helper:
                 if in_aggregate or isinstance(model, (GroupFilterModel, ReduceModel)):
-                    return f"calls your helper {t.name} where it cannot run as Python (line {line})", []
-                in_python.append(f"your helper {t.name} (line {line})")
+                    return f"calls {name} where it cannot run as Python (line {line})", []
+                in_python.append(f"{name} (line {line})")
                 continue
             if t.name in RESULTS and not in_aggregate and not isinstance(model, GroupFilterModel):
                 in_python.append(f"{t.name} (line {line})")
@@ -221,6 +227,10 @@ def _terms_and_contracts(model):
 
 def _calls(term, in_aggregate: bool = False):
     """(call, whether it is inside an aggregate's argument) for every call in `term`."""
+    if isinstance(term, Caught):  # native where its body is strict (`native_caught`), else whole in Python
+        if in_aggregate or not native_form(term):
+            yield term, in_aggregate
+        return
     if isinstance(term, (Call, HelperCall, Pieces)):
         yield term, in_aggregate
     if isinstance(term, Pieces):  # computed whole by Python (`pieces_in_python`)

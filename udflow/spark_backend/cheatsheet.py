@@ -9,8 +9,8 @@ from __future__ import annotations
 import inspect
 import re
 
-from udflow import bits, expr, helper_calls, tables
-from udflow.spark_backend import native_calls, native_case, native_math, native_strings, python_calls
+from udflow import bits, caught, expr, helper_calls, tables
+from udflow.spark_backend import native_calls, native_case, native_math, native_parse, native_strings, python_calls
 from udflow.spark_backend.native import NativeLowering
 
 HEADER = """# Python that runs natively: a cheat sheet
@@ -48,9 +48,10 @@ EXAMPLES = {
     "TableGet": 'REGIONS.get(r["country"], "other")',
     "TableItem": 'RATES[r["currency"]]',
     "InTable": 'r["status"] in CLOSED',
-    "HelperCall": '_parse_ts(r["ordered_at"])',
+    "Caught": 'try: placed = datetime.strptime(r["at"], "%Y-%m-%d") except ValueError: placed = None',
+    "HelperCall": '_checksum(r["iban"])',
 }
-TERM_MODULES = (expr, bits, tables, helper_calls)
+TERM_MODULES = (expr, bits, tables, caught, helper_calls)
 FAMILIES = {"int": "int", "float": "float", "decimal": "Decimal"}
 
 
@@ -75,7 +76,13 @@ def markdown() -> str:
     for name in sorted(expr.FUNCTIONS):
         if name.startswith("spark."):
             continue  # what Spark makes of a from_spark UDF's value: udflow writes these, not users
-        if name in native_calls.NATIVE_CALLS:
+        if name in native_parse.STRICT:
+            where = "" if name in native_parse.ALONE else "inside a `try` statement, "
+            lines.append(f"| `{name}` | of a str: {where}native on the rows whose text is strictly spelled "
+                         f"(docs/native.md, \"Parsing text\"), Python on the others"
+                         + ("; of a number: native |" if name in native_calls.NATIVE_CALLS else
+                            "; a format of other than %Y %m %d %H %M %S and ASCII: the call alone runs as Python |"))
+        elif name in native_calls.NATIVE_CALLS:
             arity = native_calls.ARITY.get(name, 1)
             form = "any number of arguments" if arity is None else f"{arity} argument(s), receiver included"
             form = native_strings.SHOWN.get(name, form)
@@ -99,9 +106,12 @@ def markdown() -> str:
     lines += ["", "A call that runs as Python inside the native plan is an Arrow UDF over its arguments'",
               "values, which the rest of the function computes natively (partial lowering,",
               "docs/native.md); inside an explosion or an aggregate's argument it keeps the whole",
-              "operator in Python. So does a call of a helper of yours with plain values",
-              "(`_parse_ts(r[\"ordered_at\"])`, typed by the values it returns on the records",
-              "`optimize` samples), and a look-up in a module-level dict, set or tuple of literals",
+              "operator in Python. So does a call of a helper of yours that has no model (a loop",
+              "over its argument's characters, `_checksum(r[\"iban\"])`: typed by the values it returns",
+              "on the records `optimize` samples); a helper the analysis models is inlined. A `try`",
+              "of one statement and one handler (`try: x = float(s) except ValueError: x = None`) is",
+              "one term: native on the rows where its body surely raises nothing, Python on the",
+              "others. A look-up in a module-level dict, set or tuple of literals",
               "is native (checked unchanged when `to_spark()` builds the plan). An f-string of plain",
               "replacement fields, `f\"{a}/{b}\"`, is `str(a) + \"/\" + str(b)`; one with a format spec",
               "(`{x:.2f}`) or `!r` has no model yet, nor has a call outside this table (`math.gamma`,",

@@ -56,8 +56,8 @@ from pyspark.sql import Column
 from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import BoolOp, Call, Evaluated, Expr, Field, IfElse, Lit
-from udflow.spark_backend import (functions, native_bits, native_calls, native_case, native_dates, native_math,
-                                  native_spans, native_tables, python_words, sql)
+from udflow.spark_backend import (functions, native_bits, native_calls, native_case, native_caught, native_dates,
+                                  native_math, native_parse, native_spans, native_tables, python_words, sql)
 from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_truth import Conditions
 from udflow.spark_backend.native_types import (
@@ -387,6 +387,9 @@ class NativeLowering(RaisingSql, Conditions):
         x, raises = self.lower_raising(t.operand)
         return Typed(f"((hash({x.sql}) & 0) = 0)" if raises else "TRUE", "bool", False)
 
+    def _Caught(self, t) -> Typed:
+        return native_caught.lower_caught(self, t)
+
     def _HelperCall(self, t) -> Typed:
         if self.python_calls is None:
             raise NotNative(f"a call of your helper {t.name} (Python) here")
@@ -419,7 +422,10 @@ class NativeLowering(RaisingSql, Conditions):
             maker = functools.partial(native_case.lower_case_mapping, call=t)
         mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]
-        if maker is not None and (native_calls.arity_fits(t.name, t.args) or t.name in native_case.CASE_MAPPINGS):
+        if native_parse.parses(t, alone=True) and args[0].family == "str":  # a text: native where strictly spelled
+            maker = functools.partial(native_parse.lower_parse, call=t)
+        if maker is not None and (native_calls.arity_fits(t.name, t.args) or t.name in native_case.CASE_MAPPINGS
+                                  or native_parse.parses(t, alone=True)):
             try:
                 return maker(self, args)
             except NotNative:

@@ -61,7 +61,7 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, NUMPY_FUNCTIONS, Field, evaluate
+from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, NUMPY_FUNCTIONS, Field, Lit, evaluate
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
 from udflow.term_code import python_function
@@ -94,6 +94,8 @@ RESULTS = {
     "str.capitalize": {("str",): "str"},
     "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
     "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
+    # a text's rows without a strict spelling (`native_parse`): Python's parse, or its ValueError
+    "float": {("str",): "float"},
     # numpy's own value (np.float64: a float) of an int or a float; abs and sign of an int give
     # numpy's int64, not an int, and stay Python
     **{f"numpy.{name}": {("float",): "float", ("int",): "float"} for name in NUMPY_FUNCTIONS
@@ -197,6 +199,32 @@ class PythonCalls:
         if isinstance(result, NotNative):
             raise result
         return self._term(low, call, result, of_type(call.name, result), nullable=True)
+
+    def native_below(self, term, text: str) -> str:
+        """A native term's SQL `text` (over input columns, raising nothing) as a column added
+        with the calls (`with_calls`), computed once per row: for a term one expression reads
+        many times (a strict parse's text, `native_caught`), where Spark shares no part of
+        an expression that holds a raising branch."""
+        key = ("native", term)
+        column = self.columns.get(key)
+        if column is None:
+            column = self.columns[key] = f"{COLUMN}{len(self.columns)}"
+            self.pending.append((column, text))
+        return ident(column)
+
+    def lower_sampled(self, low, term, what: str) -> Typed:
+        """Any term (a `try` statement, `udflow.caught`) as Python in the plan, typed as a
+        helper's call is (`lower_helper`); `what` names it in the reasons."""
+        sample = low.sample
+        _, result = remembered(self.session, "helper_families", (term, id(sample)),
+                               lambda: (sample, _family_or_reason(term, sample, what)))
+        if isinstance(result, NotNative):
+            raise result
+        return self._term(low, term, result, of_type(what, result), nullable=True)
+
+    def lower_term(self, low, term, result: str, only_where: Optional[str] = None) -> Typed:
+        """`term` as Python in the plan, its value checked to be None or of the family `result`."""
+        return self._term(low, term, result, of_type(str(term), result), nullable=True, only_where=only_where)
 
     def lower_items(self, low, term) -> Typed:
         """The items of `term`'s value as Python's `for` takes them (an explosion's source), as
@@ -344,18 +372,22 @@ def items_of(family: str) -> Callable:
     return check
 
 
-def _family_or_reason(call, sample: tuple):
+def _family_or_reason(call, sample: tuple, what: str = ""):
     """`helper_family`, or the NotNative it raises."""
     try:
-        return helper_family(call, sample)
+        return helper_family(call, sample, what or f"a call of your helper {call.name}")
     except NotNative as reason:
         return reason
 
 
-def helper_family(call, sample: tuple) -> str:
+def helper_family(call, sample: tuple, what: str) -> str:
     """The one family of the helper's results on the sampled input records (None aside), or
-    NotNative where they have none or several, or one no column holds unchanged."""
+    NotNative where they have none or several, or one no column holds unchanged. A `try`
+    statement's constant fallback counts as a result (it is one wherever the body raises)."""
     seen = set()
+    fallback = getattr(call, "fallback", None)
+    if isinstance(fallback, Lit) and fallback.value is not None:
+        seen.add(_kind(fallback.value))
     for record in sample:
         try:
             value = evaluate(call, record)
@@ -363,8 +395,7 @@ def helper_family(call, sample: tuple) -> str:
             continue
         if value is not None:
             seen.add(_kind(value))
-    return _one_family(seen, f"a call of your helper {call.name}: no sampled record gives it a value of a type",
-                       f"a call of your helper {call.name} returns")
+    return _one_family(seen, f"{what}: no sampled record gives it a value of a type", f"{what} returns")
 
 
 def of_type(name: str, family: str) -> Callable:

@@ -1,0 +1,233 @@
+"""`try`/`except` of one expression (`udflow.caught.Caught`) and the parses of a text
+(`float`, `int`, `datetime.strptime`) natively on the rows whose text is strictly spelled,
+in Python on the others (`native_caught`, `native_parse`).
+
+The differential part runs each term on Spark and in Python over texts where the parsers
+part ways (Unicode digits and whitespace, one-digit fields, 29 February, year 0, a final
+newline, exponents, 16 digits, None) and over texts hypothesis draws from the characters
+of those spellings: every row gets Python's value, or raises Python's error.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import datetime
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import udflow as uf
+from udflow.analysis import analyze
+from udflow.analysis.caught_form import caught_form
+from udflow.caught import Caught
+from udflow.expr import Call, Field, Lit, evaluate
+from udflow.spark_backend import native_parse
+from tests.test_native_differential import native_error, python_outcome, same
+
+FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%d/%m/%Y", "%Y%m%d", "%H:%M", "%m-%d", "%Y-%m-%dT%H:%M:%S")
+TEXTS = [
+    "2025-03-04 10:00:00", " 2025-03-04 10:00:00 ", "2025-1-4 10:00:00", "2025-02-29 10:00:00", "2024-02-29 23:59:59",
+    "1900-02-29 00:00:00", "2000-02-29 00:00:00", "0000-01-01 00:00:00", "0001-01-01 00:00:00", "9999-12-31 23:59:59",
+    "2025-03-04 10:00:60", "2025-03-04 24:00:00", "2025-03-04  10:00:00", "2025-03-04\t10:00:00", "2025-03-04 10:00:00\n",
+    "\u0662\u0660\u0662\u0665-03-04 10:00:00", "2025-03-04T10:00:00", "2025-03-04t10:00:00", "2025-04-31", "2025-04-30",
+    "04/03/2025", "31/04/2025", "4/3/2025", "20250304", "2025034", "10:30", "9:30", "02-29", "02-28", "13-01",
+    "1.5", "-0", "+3.25", ".5", "1.", ".", "1e3", "nan", "inf", " 2", "1_000", "123456789012345", "1234567890123456",
+    "0.1", "-000.000", "\u0667", "12345678901234567890", "+", "", "   ", None, "abc", "\u00a0", "42", "-17",
+    "999999999999999999", "9999999999999999999",
+]
+
+
+def _parse_ts(text):
+    try:
+        return datetime.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M:%S")
+    except (ValueError, AttributeError):
+        return None
+
+
+def completed(r):
+    placed = _parse_ts(r["at"])
+    if placed is not None and placed.year == 2025:
+        yield {**r, "month": placed.month}
+
+
+def assigned(r):
+    try:
+        qty = int(r["qty"])
+    except ValueError:
+        qty = 1
+    return {**r, "qty": qty}
+
+
+def returned_record(r):
+    try:
+        return {**r, "price": float(r["price"])}
+    except (TypeError, ValueError):
+        return {**r, "price": None}
+
+
+def _terms():
+    s, stripped = Field("s"), Call("str.strip", (Field("s"),))
+    terms = [Call("float", (s,))] + [Call("datetime.strptime", (s, Lit(f))) for f in FORMATS]
+    terms += [
+        Caught(Call("float", (s,)), ("ValueError", "TypeError"), Lit(None)),
+        Caught(Call("float", (stripped,)), ("ValueError",), Lit(-1.0)),  # None.strip(): AttributeError, not caught
+        Caught(Call("int", (s,)), ("ValueError",), Lit(0)),  # int(None): TypeError, not caught
+        Caught(Call("int", (stripped,)), ("Exception",), Lit(-1)),
+        Caught(stripped, ("AttributeError",), Lit("")),
+    ]
+    terms += [Caught(Call("datetime.strptime", (stripped, Lit(f))), ("ValueError", "AttributeError"), Lit(None))
+              for f in FORMATS]
+    return terms
+
+
+STATS = collections.Counter()
+
+
+def _agree(spark, texts, errors: int):
+    """Each term of `_terms` over `texts`: Python's value on every row that returns one, and on
+    every row that raises, an error naming the term, in Python's words."""
+    from pyspark.sql import functions as F
+
+    from udflow.spark_backend.native import NativeLowering
+    from udflow.spark_backend.python_calls import PythonCalls
+
+    table = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "id long not null, s string")
+    records = [{"id": i, "s": t} for i, t in enumerate(texts)]
+    calls = PythonCalls(spark)
+    terms = _terms()
+    columns = {k: F.expr(NativeLowering(table.schema, f"term_{k} (test.py:{k + 1})", python_calls=calls,
+                                        sample=tuple(records)).lower(t).sql)
+               for k, t in enumerate(terms)}
+    strict = [k for k, t in enumerate(terms) if native_parse.parses(getattr(t, "body", t))]
+    assert strict and all("RLIKE" in str(columns[k]) for k in strict)  # the strict rows are Spark's
+    table = calls.with_calls(table)
+    outcomes = {k: [python_outcome(t, r) for r in records] for k, t in enumerate(terms)}
+    selected = [F.when(F.col("id").isin([i for i, o in enumerate(outcomes[k]) if o[0] == "value"]), c).alias(f"t{k}")
+                for k, c in columns.items()]
+    rows = {r["id"]: r for r in table.select("id", *selected).collect()}
+    for k, term in enumerate(terms):
+        for i, outcome in enumerate(outcomes[k]):
+            if outcome[0] == "value":
+                assert same(outcome[1], rows[i][f"t{k}"]), (str(term), texts[i], outcome[1], rows[i][f"t{k}"])
+                STATS["values"] += 1
+    raising = [(k, i) for k in outcomes for i, o in enumerate(outcomes[k]) if o[0] == "raises"]
+    for k, i in raising[:: max(1, len(raising) // errors)]:  # a query each: a spread of them
+        message = native_error(table, columns[k], i)
+        expected = f"term_{k} (test.py:{k + 1}) raised {outcomes[k][i][1]}\n"
+        assert message.startswith(expected), (str(terms[k]), texts[i], message[:300])
+        STATS["errors"] += 1
+
+
+@pytest.mark.spark
+def test_parses_and_try_statements_agree_with_python_on_texts_where_parsers_differ(spark):
+    _agree(spark, [t for t in TEXTS if t is None or len(t) <= 18], errors=12)
+
+
+_PIECES = st.sampled_from(["2025", "0000", "1900", "02", "29", "31", "12", "9", "-", ":", "/", " ", "\t", "T", ".",
+                           "+", "e", "5", "0", "\u0665", "\uff15", "_", "\n", "nan"])
+
+
+@pytest.mark.spark
+@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(texts=st.lists(st.lists(_PIECES, max_size=7).map("".join).filter(lambda t: len(t) <= 18), min_size=30,
+                      max_size=30))
+def test_parses_agree_with_python_on_drawn_texts(spark, texts):
+    _agree(spark, texts, errors=4)
+
+
+@pytest.mark.spark
+def test_an_int_parsed_from_a_long_text_is_outside_the_native_form_and_the_operator_splits(spark):
+    """`int()` of 19 characters may pass 64 bits: those rows run the function in Python."""
+    rows = [{"k": i, "qty": q, "price": "1.5"} for i, q in enumerate(["3", " 4 ", "x", " 1234567890123456789"])]
+    flow = uf.source("t", rows=rows).map(assigned)
+    assert "Union" in uf.optimize(flow).best.to_spark(spark=spark)._jdf.queryExecution().analyzed().toString()
+    assert sorted(map(repr, flow.collect())) == sorted(map(repr, flow.collect(engine="reference")))
+    assert {r["qty"] for r in flow.collect()} == {3, 4, 1, 1234567890123456789}
+
+
+@pytest.mark.spark
+def test_the_shops_timestamp_helper_parses_strict_rows_in_spark(spark):
+    rows = [{"k": i, "at": t} for i, t in enumerate(TEXTS[:20] + [None])]
+    flow = uf.source("t", rows=rows).map(completed)
+    assert flow.physical()[flow.root.label].describe() == "native"
+    df = uf.optimize(flow).best.to_spark(spark=spark)
+    analysed = df._jdf.queryExecution().analyzed().toString()
+    assert "make_timestamp_ntz" in analysed and "RLIKE" in analysed.upper()
+    assert sorted(map(repr, flow.collect())) == sorted(map(repr, flow.collect(engine="reference")))
+
+
+@pytest.mark.spark
+def test_a_try_in_the_function_itself_assigning_or_returning_runs_natively(spark):
+    rows = [{"k": i, "qty": q, "price": p} for i, (q, p) in
+            enumerate([("3", "1.5"), ("x", None), ("٣", " 2 "), ("-0", "1e2"), ("7", "abc")])]
+    for fn in (assigned, returned_record):
+        flow = uf.source("t", rows=rows).map(fn)
+        assert flow.physical()[flow.root.label].describe() == "native"
+        assert sorted(map(repr, flow.collect())) == sorted(map(repr, flow.collect(engine="reference")))
+
+
+def test_the_forms_of_a_try_that_are_one_term():
+    def form(text: str):
+        return caught_form(ast.parse(textwrap.dedent(text)).body[0])
+
+    assert form("try:\n x = f(a)\nexcept ValueError:\n x = None").catches[0].id == "ValueError"
+    assert form("try:\n return f(a)\nexcept (ValueError, KeyError):\n return 0") is not None
+    assert form("try:\n return {**r, 'a': f(a)}\nexcept:\n return {**r, 'a': 0}").catches == (None,)
+    refused = [
+        "try:\n x = f(a)\nexcept ValueError as e:\n x = None",  # the error bound
+        "try:\n x = f(a)\nexcept ValueError:\n y = None",  # another name
+        "try:\n x = f(a)\nexcept ValueError:\n x = None\nexcept TypeError:\n x = 0",  # two handlers
+        "try:\n x = f(a)\nexcept ValueError:\n x = None\nelse:\n x = 1",
+        "try:\n x = f(a)\n y = 2\nexcept ValueError:\n x = None",
+        "try:\n x = f(a)\nexcept MyError:\n x = None",  # not a builtin class
+        "try:\n return {**r, 'a': f(a), 'b': g(a)}\nexcept ValueError:\n return {**r, 'a': 0, 'b': 1}",
+        "try:\n return {'a': f(a), 'b': g(a)}\nexcept ValueError:\n return {'a': 0, 'b': g(a)}",  # g may raise again
+    ]
+    assert [t for t in refused if form(t) is not None] == []
+
+
+def test_a_try_catches_what_pythons_except_catches_and_nothing_else():
+    term = Caught(Call("int", (Field("s"),)), ("ArithmeticError", "ValueError"), Lit(-1))
+    assert evaluate(term, {"s": "x"}) == -1
+    with pytest.raises(TypeError):
+        evaluate(term, {"s": None})
+    assert evaluate(Caught(Call("int", (Field("s"),)), ("Exception",), Lit(-1)), {"s": None}) == -1
+    with pytest.raises(TypeError, match="not builtin exception classes"):
+        Caught(Field("s"), ("NotAnError",), Lit(None))
+
+
+def test_a_shadowed_exception_name_is_not_a_builtin_class():
+    ValueError = KeyError  # noqa: N806, F841 - the handler below names this, not the builtin
+
+    def shadowed(r):
+        try:
+            x = int(r["s"])
+        except ValueError:
+            x = 0
+        return {**r, "x": x}
+
+    props = analyze(shadowed, ["s"])
+    assert props.model is None or not any(isinstance(t, Caught) for c in props.model.cases
+                                          for t in c.emit.fields.get("x", Lit(None)).walk())
+
+
+def test_the_analysis_models_a_helpers_try_as_one_term():
+    props = analyze(completed, ["at", "k"])
+    caught = {t for c in props.model.cases for t in c.guard.walk() if isinstance(t, Caught)}
+    assert [str(t) for t in caught] == ["(try datetime.strptime(r['at'].strip(), '%Y-%m-%d %H:%M:%S') except "
+                                        "(ValueError, AttributeError): None)"]
+
+
+def test_strict_layouts():
+    assert native_parse.strptime_layout("%Y-%m-%d")[1] == {"Y": 1, "m": 6, "d": 9}
+    assert native_parse.strptime_layout("%d/%m/%Y  %H")[1] == {"d": 1, "m": 4, "Y": 7, "H": 12}
+    assert [f for f in ("%y-%m", "%Y %Y", "%Y-%b", "%Y%%", "%Y-\u00e9") if native_parse.strptime_layout(f)] == []
+
+
+def teardown_module(module):
+    if STATS:
+        print("\nparses and try statements:", dict(STATS))
+        assert STATS["errors"] >= 15 and STATS["values"] >= 300, STATS

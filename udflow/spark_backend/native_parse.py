@@ -1,0 +1,137 @@
+"""`float(s)`, `int(s)` and `datetime.strptime(s, fmt)` of a str natively, on the rows whose text
+has one plain spelling.
+
+Python accepts more than any one native parser: `float(" 1_000.5\\n")`, `int("٣")` (an
+Arabic-Indic digit), `strptime("2025-1-5 3:04:05", "%Y-%m-%d %H:%M:%S")` (one-digit fields,
+runs of any Unicode whitespace for a space of the format). So each parse has a *strict*
+spelling, a regular expression over ASCII that Python accepts with the value the native form
+computes; the rows whose text is not spelled so are computed by Python in the plan
+(`python_calls`, handed those rows only), which gives the value or raises Python's error:
+
+    float(s)      [+-]? digits with at most one '.', 15 digits at most (no exponent, no
+                  whitespace, no 'inf'): a decimal of at most 15 digits is a double
+                  rounded once from an exact integer and power of ten, which every
+                  parser does exactly (Java's `parseDouble` included)
+                  -> CAST(s AS DOUBLE)
+    int(s)        [+-]? 1 to 18 ASCII digits -> CAST(s AS BIGINT)
+    strptime      a format of %Y %m %d %H %M %S (each once) and ASCII characters; strict:
+                  each field its full width (%Y 4 digits, the others 2, within their
+                  ranges), a run of whitespace in the format one space, the other
+                  characters as written. The first alternative of each of Python's
+                  field patterns is the two-digit one, so Python reads the same fields
+                  -> make_timestamp_ntz(...) where the date exists (year >= 1, the day
+                  within its month; Python's defaults for a field the format lacks:
+                  1900-01-01 00:00:00); elsewhere Python (ValueError)
+
+`STRICT[name](x, args)` gives (the SQL condition that `x` is spelled strictly, the value's
+SQL there), or None where the call has no strict form (another format). The condition is
+total: it reads the text's digits only where the pattern matched, so no cast can fail.
+
+`lower_parse` is the native form of the call alone: `CASE WHEN <strict> THEN <value> ELSE
+<Python's call> END` (a None argument is not strict: Python raises its TypeError).
+`native_caught` uses the same strict forms inside `try`/`except`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from udflow.expr import Lit
+from udflow.spark_backend.native_types import NotNative, Typed
+from udflow.spark_backend.sql import string
+
+FLOAT = r"^[+-]?(?:[0-9]{1,15}|(?=[0-9.]{2,16}\z)(?:[0-9]+[.][0-9]*|[.][0-9]+))\z"
+INT = r"^[+-]?[0-9]{1,18}\z"
+
+# directive -> (width, strict pattern, Python's default where the format lacks it)
+FIELDS = {"Y": (4, "[0-9]{4}", 1900), "m": (2, "(?:0[1-9]|1[0-2])", 1), "d": (2, "(?:0[1-9]|[12][0-9]|3[01])", 1),
+          "H": (2, "(?:[01][0-9]|2[0-3])", 0), "M": (2, "[0-5][0-9]", 0), "S": (2, "[0-5][0-9]", 0)}
+_PIECE = re.compile(r"%(.)|(\s+)|([^%\s])")
+
+
+def matches(x: str, pattern: str) -> str:
+    return f"({x} RLIKE {string(pattern)})"
+
+
+def strict_float(x: str, args: tuple) -> Optional[tuple]:
+    return (matches(x, FLOAT), f"CAST({x} AS DOUBLE)") if not args else None
+
+
+def strict_int(x: str, args: tuple) -> Optional[tuple]:
+    return (matches(x, INT), f"CAST({x} AS BIGINT)") if not args else None
+
+
+def strptime_layout(fmt: str) -> Optional[tuple]:
+    """(the strict pattern, {directive: 1-based position}) of a format, or None where it has a
+    directive other than FIELDS, one twice, or a character beyond ASCII."""
+    if not fmt.isascii():
+        return None
+    pattern, at, position = [], {}, 1
+    for directive, space, char in _PIECE.findall(fmt):
+        if directive:
+            if directive not in FIELDS or directive in at:
+                return None
+            width, strict, _ = FIELDS[directive]
+            at[directive] = position
+            pattern.append(strict)
+            position += width
+        else:
+            pattern.append(" " if space else re.escape(char))
+            position += 1
+    return "^" + "".join(pattern) + r"\z", at
+
+
+def strict_strptime(x: str, args: tuple) -> Optional[tuple]:
+    if len(args) != 1 or not isinstance(args[0], Lit) or not isinstance(args[0].value, str):
+        return None
+    layout = strptime_layout(args[0].value)
+    if layout is None:
+        return None
+    pattern, at = layout
+
+    def part(directive: str) -> str:
+        if directive not in at:
+            return str(FIELDS[directive][2])
+        return f"CAST(substr({x}, {at[directive]}, {FIELDS[directive][0]}) AS INT)"
+
+    y, m, d = part("Y"), part("m"), part("d")
+    leap = f"(({y} % 4 = 0 AND {y} % 100 <> 0) OR {y} % 400 = 0)"
+    month_days = f"CASE WHEN {m} = 2 THEN (CASE WHEN {leap} THEN 29 ELSE 28 END) WHEN {m} IN (4, 6, 9, 11) THEN 30 ELSE 31 END"
+    exists = f"({y} >= 1 AND ({d} <= 28 OR {d} <= {month_days}))"
+    condition = f"CASE WHEN {matches(x, pattern)} THEN {exists} ELSE FALSE END"
+    value = f"make_timestamp_ntz({y}, {m}, {d}, {part('H')}, {part('M')}, {part('S')})"
+    return condition, value
+
+
+STRICT = {"float": strict_float, "int": strict_int, "datetime.strptime": strict_strptime}
+FAMILY = {"float": "float", "int": "int", "datetime.strptime": "datetime"}
+
+
+# the parses whose other rows Python computes in the plan as a call alone: not `int()`, whose
+# value may pass 64 bits there (inside a `try` its rows are bounded, `native_caught`)
+ALONE = ("float", "datetime.strptime")
+
+
+def parses(call, alone: bool = False) -> bool:
+    """Whether `call` (a Call term) is a parse with a strict form for its constant arguments
+    (`alone`: also as a call by itself, `lower_parse`)."""
+    name = getattr(call, "name", None)
+    strict = STRICT.get(name)
+    return strict is not None and (name in ALONE or not alone) and len(call.args) >= 1 and \
+        strict("x", call.args[1:]) is not None
+
+
+def lower_parse(low, args: list, call) -> Typed:
+    """The call natively where its text is strict, by Python in the plan elsewhere."""
+    x = args[0]
+    if x.family != "str":
+        raise NotNative(f"{call.name} of a {x.family}")
+    strict = STRICT[call.name](x.sql, call.args[1:])
+    if strict is None or low.python_calls is None:
+        raise NotNative(f"{call.name} with these arguments has no strict spelling here")
+    condition, value = strict
+    if x.nullable:
+        condition = f"({x.sql} IS NOT NULL AND {condition})"
+    python = low.python_calls.lower(low, call, args, only_where=f"(NOT coalesce({condition}, FALSE))")
+    return Typed(f"CASE WHEN {condition} THEN {value} ELSE {python.sql} END", FAMILY[call.name], False)
