@@ -211,7 +211,7 @@ def test_a_shadowed_exception_name_is_not_a_builtin_class():
 
     props = analyze(shadowed, ["s"])
     assert props.model is None or not any(isinstance(t, Caught) for c in props.model.cases
-                                          for t in c.emit.fields.get("x", Lit(None)).walk())
+                                          for t in dict(c.emit.fields).get("x", Lit(None)).walk())
 
 
 def test_the_analysis_models_a_helpers_try_as_one_term():

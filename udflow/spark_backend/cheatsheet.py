@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from udflow import bits, caught, expr, helper_calls, tables
+from udflow import bits, caught, expr, helper_calls, splits, tables
 from udflow.spark_backend import native_calls, native_case, native_math, native_parse, native_strings, python_calls
 from udflow.spark_backend.native import NativeLowering
 
@@ -44,6 +44,8 @@ EXAMPLES = {
     "InValues": 'r["mode"] in ("AIR", "RAIL")',
     "Contains": '"promo" in r["comment"]',
     "Slice": 'r["phone"][:2]',
+    "SplitItem": 'r["email"].split("@")[-1], r["title"].split()[0]',
+    "SplitLen": 'len(r["tags"].split(","))',
     "Call": 'abs(r["x"]), r["name"].strip(), r["d"].year',
     "TableGet": 'REGIONS.get(r["country"], "other")',
     "TableItem": 'RATES[r["currency"]]',
@@ -51,7 +53,7 @@ EXAMPLES = {
     "Caught": 'try: placed = datetime.strptime(r["at"], "%Y-%m-%d") except ValueError: placed = None',
     "HelperCall": '_checksum(r["iban"])',
 }
-TERM_MODULES = (expr, bits, tables, caught, helper_calls)
+TERM_MODULES = (expr, bits, tables, splits, caught, helper_calls)
 FAMILIES = {"int": "int", "float": "float", "decimal": "Decimal"}
 
 

@@ -57,7 +57,8 @@ from pyspark.sql.types import LongType, StructType
 
 from udflow.expr import BoolOp, Call, Evaluated, Expr, Field, IfElse, Lit
 from udflow.spark_backend import (functions, native_bits, native_calls, native_case, native_caught, native_dates,
-                                  native_math, native_parse, native_spans, native_tables, python_words, sql)
+                                  native_math, native_parse, native_spans, native_splits, native_tables, python_words,
+                                  sql)
 from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_truth import Conditions
 from udflow.spark_backend.native_types import (
@@ -386,6 +387,12 @@ class NativeLowering(RaisingSql, Conditions):
         for `native_ops.always_computed` (the operand may raise: its errors are pinned)."""
         x, raises = self.lower_raising(t.operand)
         return Typed(f"((hash({x.sql}) & 0) = 0)" if raises else "TRUE", "bool", False)
+
+    def _SplitItem(self, t) -> Typed:
+        return native_splits.split_item(self, t)
+
+    def _SplitLen(self, t) -> Typed:
+        return native_splits.split_len(self, t)
 
     def _Caught(self, t) -> Typed:
         return native_caught.lower_caught(self, t)

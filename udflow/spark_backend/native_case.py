@@ -10,7 +10,7 @@ receiver is ASCII, and the rows where it may not be computed in Python.
 
 Whether the receiver is ASCII is read from the fields it is made of (`ascii_leaves`): a
 value built from str fields by operations whose result holds only characters of their
-operands or ASCII (`strip`, `lower`, `replace` with ASCII text, slices, `+`, a conditional)
+operands or ASCII (`strip`, `lower`, `replace` with ASCII text, slices, a split's piece, `+`, a conditional)
 is ASCII where those fields are. The other rows get the call computed by Python in the
 plan (`python_calls`), which is handed the fields on those rows only (nulls elsewhere):
 
@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Optional
 
 from udflow.expr import Arith, Call, Elem, Expr, Field, IfElse, Lit, Slice
+from udflow.splits import SplitItem
 from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_strings import receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
@@ -75,7 +76,7 @@ def _ascii_parts(term: Expr) -> Optional[tuple]:
         if term.name == "str.replace" and len(term.args) == 3:
             return (term.args[0], term.args[2])
         return None
-    if isinstance(term, Slice):
+    if isinstance(term, (Slice, SplitItem)):  # a substring
         return (term.operand,)
     if isinstance(term, Arith) and term.op == "+":
         return (term.left, term.right)

@@ -27,14 +27,13 @@ from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
-from udflow.spark_backend import native_case, native_shared, nullness
+from udflow.spark_backend import native_case, native_shared, native_splits, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import datetime_columns
-from udflow.spark_backend.native_strings import PY_WHITESPACE
 from udflow.spark_backend.native_spans import NormalCase, normal_case
 from udflow.spark_backend.python_calls import PythonCalls
-from udflow.spark_backend.sql import call, case, ident, literal
+from udflow.spark_backend.sql import case, ident, literal
 
 CASE = "__udflow_case"
 from udflow.spark_backend.native_shared import LET, carried, spark_type, with_calls
@@ -293,25 +292,7 @@ def _split_pieces(model: ExplodeModel, lowering: NativeLowering) -> str:
         message = "AttributeError: 'NoneType' object has no attribute 'split'"
         guards.append((f"({source.sql} IS NULL)", lowering.error(message)))
     text = lowering.guarded(guards, source.sql)
-    if model.sep is None:
-        return f"filter({_whitespace_split(text, source.leaf)}, p -> p != '')"
-    return call("split", text, literal(_quoted(model.sep)), "-1")
-
-
-ASCII_WHITESPACE = "[\\t-\\r\\x1c- ]+"  # Python's whitespace among ASCII: 9-13 and 28-32
-
-
-def _whitespace_split(text: str, plain: bool) -> str:
-    """`split` on runs of Python's whitespace. Spark's split compiles its pattern on every row
-    (Java's String.split), and Python's whole whitespace class (Unicode ranges) takes some
-    8 us to compile: on a text that is all ASCII, its ASCII part says the same, and compiles
-    as fast as `\\s+` (documents: 0.8 s against 1.3 s for 100,000 texts). A text computed
-    by an expression (not `plain`, a column) is split on the whole class: it is computed once."""
-    whole = call("split", text, literal(f"[{PY_WHITESPACE}]+"), "-1")
-    if not plain:
-        return whole
-    ascii_only = call("split", text, literal(ASCII_WHITESPACE), "-1")
-    return f"CASE WHEN length({text}) = octet_length({text}) THEN {ascii_only} ELSE {whole} END"
+    return native_splits.pieces(text, model.sep, source.leaf)
 
 
 def _items(model: ExplodeModel, lowering: NativeLowering) -> str:
@@ -331,11 +312,6 @@ def _select_list(columns: list, values: dict, copies: bool) -> list:
     rest = dict(values)
     kept = [f"{rest.pop(c)} AS {ident(c)}" if c in rest else ident(c) for c in columns]
     return kept + [f"{v} AS {ident(n)}" for n, v in rest.items()]
-
-
-def _quoted(sep: str) -> str:
-    """`sep` as a Java regular expression matching exactly that text."""
-    return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
 
 
 @dataclass(frozen=True)

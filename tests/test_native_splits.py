@@ -1,0 +1,68 @@
+"""A str's split read in place, `s.split(sep)[i]` and `len(s.split(sep))` (`udflow.splits`),
+natively (`native_splits`): Python's pieces (empty ones at the ends kept for a separator,
+runs of Unicode whitespace for `split()`), Python's IndexError past them and AttributeError
+on None, on Spark as in Python."""
+
+from __future__ import annotations
+
+import pytest
+
+import udflow as uf
+from udflow.analysis import analyze
+from udflow.expr import Field, Lit
+from udflow.splits import SplitItem, SplitLen
+from tests.test_native_differential import native_error, python_outcome, same
+
+TEXTS = ["a@b.com", "nobody", "@", "a@b@c", "", ",", "x, y,,z", " lead trail ", "\u2003uni\u2003code\u3000", "a\u00df@\u0130",
+         "http://host/path", "///", "a::b::", "::", "tab\tsep\n", None]
+TERMS = [SplitItem(Field("s"), sep, i) for sep in ("@", ",", "/", "::", None) for i in (0, 1, 2, -1, -2)] + \
+    [SplitLen(Field("s"), sep) for sep in ("@", ",", "::", None)] + \
+    [SplitItem(Lit("a,b"), ",", 1), SplitLen(Lit(""), None)]
+
+
+def domain(r):
+    return {**r, "domain": r["email"].split("@")[-1].lower(), "n": len(r["email"].split("."))}
+
+
+@pytest.mark.spark
+def test_split_items_and_lengths_agree_with_python(spark):
+    from pyspark.sql import functions as F
+
+    from udflow.spark_backend.native import NativeLowering
+
+    table = spark.createDataFrame(list(enumerate(TEXTS)), "id long not null, s string")
+    records = [{"id": i, "s": t} for i, t in enumerate(TEXTS)]
+    columns = {k: F.expr(NativeLowering(table.schema, f"term_{k} (test.py:{k + 1})").lower(t).sql)
+               for k, t in enumerate(TERMS)}
+    outcomes = {k: [python_outcome(t, r) for r in records] for k, t in enumerate(TERMS)}
+    selected = [F.when(F.col("id").isin([i for i, o in enumerate(outcomes[k]) if o[0] == "value"]), c).alias(f"t{k}")
+                for k, c in columns.items()]
+    rows = {r["id"]: r for r in table.select("id", *selected).collect()}
+    compared = 0
+    for k, term in enumerate(TERMS):
+        for i, outcome in enumerate(outcomes[k]):
+            if outcome[0] == "value":
+                assert same(outcome[1], rows[i][f"t{k}"]), (str(term), TEXTS[i], outcome[1], rows[i][f"t{k}"])
+                compared += 1
+    raising = [(k, i) for k in outcomes for i, o in enumerate(outcomes[k]) if o[0] == "raises"]
+    assert {o[1].split(":")[0] for k, i in raising for o in [outcomes[k][i]]} == {"IndexError", "AttributeError"}
+    for k, i in raising[:: max(1, len(raising) // 10)]:
+        message = native_error(table, columns[k], i)
+        assert message.startswith(f"term_{k} (test.py:{k + 1}) raised {outcomes[k][i][1]}\n"), message[:300]
+    assert compared > 250
+
+
+def test_the_analysis_models_a_split_read_in_place():
+    model = analyze(domain).model
+    (case,) = model.cases
+    fields = dict(case.emit.fields)
+    assert str(fields["n"]) == "len(r['email'].split('.'))"
+    assert "r['email'].split('@')[-1]" in str(fields["domain"])
+
+
+@pytest.mark.spark
+def test_an_email_domain_runs_natively_its_case_mapping_on_ascii_rows(spark):
+    rows = [{"email": e} for e in ("A@Example.COM", "x@\u0130stanbul.tr", "none", "@")]
+    flow = uf.source("t", rows=rows).map(domain)
+    assert flow.physical()[flow.root.label].describe() == "native"
+    assert sorted(map(repr, flow.collect(spark=spark))) == sorted(map(repr, flow.collect(engine="reference")))

@@ -1,0 +1,77 @@
+"""A str's split natively: the pieces an explosion takes, an item of them, their number.
+
+    Python                             native form
+    ---------------------------------  --------------------------------------------------
+    s.split(sep), sep a constant       split(s, <sep as a literal Java regex>, -1): Java's
+                                       split with a negative limit keeps empty pieces at
+                                       both ends, as Python does ("".split(",") == [""])
+    s.split()                          split on runs of Python's whitespace, empty pieces
+                                       dropped (`whitespace_split`)
+    s.split(sep)[i]                    coalesce(try_element_at(<pieces>, i), <IndexError>):
+                                       no piece is None, so null means past the end; the
+                                       pieces are computed once (Spark shares nothing of an
+                                       expression that holds a raising branch)
+    len(s.split(sep))                  size(<pieces>)
+    s None                             AttributeError, in Python's words
+    sep ""                             ValueError: empty separator (not native)
+"""
+
+from __future__ import annotations
+
+from udflow.spark_backend.native_strings import PY_WHITESPACE
+from udflow.spark_backend.native_types import NotNative, Typed
+from udflow.spark_backend.sql import call, literal
+
+ASCII_WHITESPACE = "[\\t-\\r\\x1c- ]+"  # Python's whitespace among ASCII: 9-13 and 28-32
+NONE_SPLIT = "AttributeError: 'NoneType' object has no attribute 'split'"
+
+
+def pieces(text: str, sep, plain: bool) -> str:
+    """The array of `text`'s pieces as Python's `split(sep)` gives them (`text` not null)."""
+    if sep is None:
+        return f"filter({whitespace_split(text, plain)}, p -> p != '')"
+    if not sep:
+        raise NotNative("split with an empty separator (Python raises ValueError)")
+    return call("split", text, literal(quoted(sep)), "-1")
+
+
+def whitespace_split(text: str, plain: bool) -> str:
+    """`split` on runs of Python's whitespace. Spark's split compiles its pattern on every row
+    (Java's String.split), and Python's whole whitespace class (Unicode ranges) takes some
+    8 us to compile: on a text that is all ASCII, its ASCII part says the same, and compiles
+    as fast as `\\s+` (documents: 0.8 s against 1.3 s for 100,000 texts). A text computed
+    by an expression (not `plain`, a column) is split on the whole class: it is computed once."""
+    whole = call("split", text, literal(f"[{PY_WHITESPACE}]+"), "-1")
+    if not plain:
+        return whole
+    ascii_only = call("split", text, literal(ASCII_WHITESPACE), "-1")
+    return f"CASE WHEN length({text}) = octet_length({text}) THEN {ascii_only} ELSE {whole} END"
+
+
+def quoted(sep: str) -> str:
+    """`sep` as a Java regular expression matching exactly that text."""
+    return "".join(c if c.isalnum() and c.isascii() else "\\" + c if c.isascii() else c for c in sep)
+
+
+def _operand(low, t):
+    x = low.lower(t.operand)
+    if x.family != "str":
+        raise NotNative(f"split of a {x.family} value")
+    return x
+
+
+def split_item(low, t) -> Typed:
+    """`SplitItem`: the piece, or Python's IndexError past the pieces (AttributeError on None)."""
+    x = _operand(low, t)
+    index = t.index + 1 if t.index >= 0 else t.index  # element_at counts from 1, or back from -1
+    past = low.error("IndexError: list index out of range")
+    if x.nullable:
+        past = f"CASE WHEN {x.sql} IS NULL THEN {low.error(NONE_SPLIT)} ELSE {past} END"
+    return Typed(f"coalesce(try_element_at({pieces(x.sql, t.sep, x.leaf)}, {index}), {past})", "str", False)
+
+
+def split_len(low, t) -> Typed:
+    """`SplitLen`: the number of pieces (AttributeError on None)."""
+    x = _operand(low, t)
+    guards = [(f"({x.sql} IS NULL)", low.error(NONE_SPLIT))] if x.nullable else []
+    return Typed(low.guarded(guards, f"CAST(size({pieces(x.sql, t.sep, x.leaf)}) AS BIGINT)"), "int", False)

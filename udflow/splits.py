@@ -1,0 +1,46 @@
+"""An item of a str's split, and the number of its pieces, as terms.
+
+    r["email"].split("@")[-1]        SplitItem(Field('email'), '@', -1)
+    r["title"].split()[0]            SplitItem(Field('title'), None, 0)
+    len(r["tags"].split(","))        SplitLen(Field('tags'), ',')
+
+`sep` None is `split()`: runs of whitespace, none at either end. Meaning, Python's: a None
+operand raises AttributeError (`'NoneType' object has no attribute 'split'`), an empty `sep`
+ValueError, an index past the pieces IndexError (`list index out of range`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
+
+from udflow.expr import Expr
+
+
+@dataclass(frozen=True)
+class SplitItem(Expr):
+    """`operand.split(sep)[index]`: the piece at `index` (negative from the end)."""
+
+    operand: Expr
+    sep: Optional[str]
+    index: int
+
+    def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
+        return evaluate(self.operand, record).split(self.sep)[self.index]
+
+    def __str__(self) -> str:
+        return f"{self.operand}.split({'' if self.sep is None else repr(self.sep)})[{self.index}]"
+
+
+@dataclass(frozen=True)
+class SplitLen(Expr):
+    """`len(operand.split(sep))`: the number of pieces."""
+
+    operand: Expr
+    sep: Optional[str]
+
+    def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
+        return len(evaluate(self.operand, record).split(self.sep))
+
+    def __str__(self) -> str:
+        return f"len({self.operand}.split({'' if self.sep is None else repr(self.sep)}))"
