@@ -24,3 +24,10 @@ def split_of(frame, node, child: Callable, is_str: Callable) -> Optional[tuple]:
     if not isinstance(sep, Lit) or not (sep.value is None or isinstance(sep.value, str)):
         return None
     return receiver, sep.value
+
+
+def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len: Callable) -> bool:
+    """Whether `node` is `len(<a split split_of takes>)`, `len` being the builtin."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
+        len(node.args) == 1 and not node.keywords and split_of(frame, node.args[0], child, is_str) is not None \
+        and is_builtin_len()

@@ -32,7 +32,7 @@ from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
 from udflow.splits import SplitItem, SplitLen
 from udflow.tables import InTable, Table, TableGet, TableItem
-from udflow.analysis.split_terms import split_of
+from udflow.analysis.split_terms import split_len_of, split_of
 from udflow.expr import (
     ARITH,
     DATE_METHODS,
@@ -255,8 +255,7 @@ def _subscript(frame, node, value: Val):
         if index is None or index is False or not -n <= index < n:
             return None  # a slice, a computed index, or IndexError: no term
         return Item(base, index % n)
-    split = split_of(frame, node.value, _child, _is_str_term)
-    index = _int_literal(node.slice)
+    split, index = split_of(frame, node.value, _child, _is_str_term), _int_literal(node.slice)
     if split is not None and type(index) is int:
         return SplitItem(*split, index)
     if value.term is not None:
@@ -329,11 +328,8 @@ def _call(frame, node, value):
     affixes = _affix_tuple(frame, node)
     if affixes is not None:
         return affixes
-    if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and \
-            _is_builtin(frame, node, vars(builtins)):
-        split = split_of(frame, node.args[0], _child, _is_str_term)
-        if split is not None:
-            return SplitLen(*split)
+    if split_len_of(frame, node, _child, _is_str_term, lambda: _is_builtin(frame, node, vars(builtins))):
+        return SplitLen(*split_of(frame, node.args[0], _child, _is_str_term))
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None

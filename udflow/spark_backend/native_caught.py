@@ -31,6 +31,7 @@ from contextlib import nullcontext
 from udflow.caught import Caught
 from udflow.expr import BoolOp, Call, Elem, Field, IsNone, Lit, Slice
 from udflow.spark_backend import native_parse, native_spans
+from udflow.spark_backend.native_case import HIDDEN
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import conjunction
 
@@ -102,8 +103,8 @@ def _int_limit(low, t: Caught, fields: list) -> list:
     underscores only shorten it); a longer one may not, and no column holds it: such rows are
     outside the native form (computed by the function in Python where the operator splits, else
     an error). A computed fallback could be any int: not native."""
-    if not isinstance(t.fallback, Lit) or len(fields) != 1:
-        raise NotNative("a try statement of int() with a computed fallback, or over several fields")
+    if not isinstance(t.fallback, Lit) or len(fields) != 1 or fields[0].name.startswith(HIDDEN):
+        raise NotNative("a try statement of int() with a computed fallback, or not over an input column")
     column = low.lower(fields[0]).sql
     within = native_spans.RowCondition(f"(char_length({column}) <= 18)", (fields[0].name,),
                                        f"{fields[0].name} is longer than 18 characters (int() may pass 64 bits)")
