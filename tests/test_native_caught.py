@@ -231,3 +231,16 @@ def teardown_module(module):
     if STATS:
         print("\nparses and try statements:", dict(STATS))
         assert STATS["errors"] >= 15 and STATS["values"] >= 300, STATS
+
+
+@pytest.mark.spark
+def test_a_parse_of_a_text_that_may_raise_raises_only_where_python_reads_it(spark):
+    """The flag handing Python its rows is computed on every row: a text that may raise (None's
+    strip) makes the call Python's whole, so a row that never reads it raises nothing."""
+    rows = [{"flag": False, "s": None}, {"flag": True, "s": " 2025-01-02 "}]
+    flow = uf.source("t", rows=rows).map(lambda r: {**r, "ts": datetime.datetime.strptime(r["s"].strip(), "%Y-%m-%d")
+                                                   if r["flag"] else None})
+    assert flow.collect(spark=spark) == flow.collect(engine="reference")
+    flow = uf.source("t", rows=[{"flag": False, "s": None}, {"flag": True, "s": "1.5"}]).map(
+        lambda r: {**r, "x": float(r["s"].strip()) if r["flag"] else None})
+    assert flow.collect(spark=spark) == flow.collect(engine="reference")

@@ -123,10 +123,15 @@ def parses(call, alone: bool = False) -> bool:
 
 
 def lower_parse(low, args: list, call) -> Typed:
-    """The call natively where its text is strict, by Python in the plan elsewhere."""
+    """The call natively where its text is strict, by Python in the plan elsewhere. The flag
+    that hands Python its rows is computed on every row below the operator, also where the
+    model never reads the call: so the text must raise nothing (a None receiver's guard in
+    it would raise there), or the call runs as Python whole."""
     x = args[0]
     if x.family != "str":
         raise NotNative(f"{call.name} of a {x.family}")
+    if low.lower_raising(call.args[0])[1]:
+        raise NotNative(f"{call.name} of a text that may raise (its strict test is computed on every row)")
     strict = STRICT[call.name](x.sql, call.args[1:])
     if strict is None or low.python_calls is None:
         raise NotNative(f"{call.name} with these arguments has no strict spelling here")
