@@ -87,15 +87,26 @@ def _strict_rows(low, t: Caught) -> Typed:
         if strict is None:
             raise NotNative(f"{parse.name} of a {x.family}")
         (condition, value), family = strict, native_parse.FAMILY[parse.name]
-    fallback = low.lower(t.fallback)
-    if fallback.family not in ("none", family):
-        raise NotNative(f"a try statement whose value is a {family} or a {fallback.family}")
+    fallback = _family_of(low, t.fallback)
+    if fallback not in ("none", family):
+        raise NotNative(f"a try statement whose value is a {family} or a {fallback}")
     sure = conjunction("AND", nonnull + ([condition] if condition != "TRUE" else []))
     if sure == "TRUE":
         return Typed(value, family, x.nullable and parse is None)
     guards = _int_limit(low, t, fields) if family == "int" else []
     python = low.python_calls.lower_term(low, t, family, only_where=f"(NOT coalesce({sure}, FALSE))")
     return Typed(low.guarded(guards, f"CASE WHEN {sure} THEN {value} ELSE {python.sql} END"), family, True)
+
+
+def _family_of(low, fallback) -> str:
+    """The fallback's family, lowered for it alone: Python computes it, so the calls and limits
+    its lowering added are dropped."""
+    mark, limits = low.python_calls.mark(), len(low.limits)
+    try:
+        return low.lower(fallback).family
+    finally:
+        low.python_calls.rewind(mark)
+        del low.limits[limits:]
 
 
 def _int_limit(low, t: Caught, fields: list) -> list:
