@@ -26,8 +26,11 @@ def split_of(frame, node, child: Callable, is_str: Callable) -> Optional[tuple]:
     return receiver, sep.value
 
 
-def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len: Callable) -> bool:
-    """Whether `node` is `len(<a split split_of takes>)`, `len` being the builtin."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
-        len(node.args) == 1 and not node.keywords and split_of(frame, node.args[0], child, is_str) is not None \
-        and is_builtin_len()
+def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len: Callable) -> Optional[tuple]:
+    """`split_of` of the argument where `node` is `len(<a split split_of takes>)`, `len` being
+    the builtin; else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+            and len(node.args) == 1 and not node.keywords):
+        return None
+    split = split_of(frame, node.args[0], child, is_str)
+    return split if split is not None and is_builtin_len() else None

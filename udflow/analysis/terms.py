@@ -328,8 +328,9 @@ def _call(frame, node, value):
     affixes = _affix_tuple(frame, node)
     if affixes is not None:
         return affixes
-    if split_len_of(frame, node, _child, _is_str_term, lambda: _is_builtin(frame, node, vars(builtins))):
-        return SplitLen(*split_of(frame, node.args[0], _child, _is_str_term))
+    split = split_len_of(frame, node, _child, _is_str_term, lambda: _is_builtin(frame, node, vars(builtins)))
+    if split is not None:
+        return SplitLen(*split)
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None

@@ -429,10 +429,11 @@ class NativeLowering(RaisingSql, Conditions):
             maker = functools.partial(native_case.lower_case_mapping, call=t)
         mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]
-        if native_parse.parses(t, alone=True) and args[0].family == "str":  # a text: native where strictly spelled
+        parse = native_parse.parses(t, alone=True)
+        if parse and args[0].family == "str":  # a text: native where strictly spelled
             maker = functools.partial(native_parse.lower_parse, call=t)
         if maker is not None and (native_calls.arity_fits(t.name, t.args) or t.name in native_case.CASE_MAPPINGS
-                                  or native_parse.parses(t, alone=True)):
+                                  or parse):
             try:
                 return maker(self, args)
             except NotNative:

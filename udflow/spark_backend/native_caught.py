@@ -40,9 +40,12 @@ _TEXT_CALLS = ("str.strip", "str.lstrip", "str.rstrip")  # raise only on a None 
 
 def native_form(t: Caught) -> bool:
     """Whether the body of `t` is of the form the native lowering takes (module docstring)."""
-    body = t.body
-    text = body.args[0] if native_parse.parses(body) else body
-    return _plain_text(text) and not any(isinstance(e, Elem) for e in t.walk())
+    return _plain_text(_parse_and_text(t)[1]) and not any(isinstance(e, Elem) for e in t.walk())
+
+
+def _parse_and_text(t: Caught) -> tuple:
+    """(the body's parse or None, the text it parses: the body itself where it is no parse)."""
+    return (t.body, t.body.args[0]) if native_parse.parses(t.body) else (None, t.body)
 
 
 def _plain_text(term) -> bool:
@@ -68,10 +71,9 @@ def lower_caught(low, t: Caught) -> Typed:
 
 
 def _strict_rows(low, t: Caught) -> Typed:
-    parse = t.body if native_parse.parses(t.body) else None
-    text = parse.args[0] if parse is not None else t.body
+    parse, text = _parse_and_text(t)
     fields = [Field(name) for name in sorted(text.fields())]
-    nonnull = [f"({low.lower(f).sql} IS NOT NULL)" for f in fields if low.lower(f).nullable]
+    nonnull = [f"({c.sql} IS NOT NULL)" for c in map(low.lower, fields) if c.nullable]
     present = [IsNone(f, negated=True) for f in fields]
     with low.knowing(present[0] if len(present) == 1 else BoolOp("and", tuple(present)), True) if present \
             else nullcontext():

@@ -62,6 +62,7 @@ from pyspark.sql.types import (
 )
 
 from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, NUMPY_FUNCTIONS, Field, Lit, evaluate
+from udflow.caught import Caught
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
 from udflow.term_code import python_function
@@ -188,17 +189,9 @@ class PythonCalls:
         return typed
 
     def lower_helper(self, low, call) -> Typed:
-        """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan;
-        its result's type is the one it has on the input records sampled on the driver. The
-        session remembers it per call and sample: the model may read the call in several
-        places, each collect lowers it again, and typing runs the helper on every record of
-        the sample."""
-        sample = low.sample  # kept alive by the entry, so no other sample takes its id
-        _, result = remembered(self.session, "helper_families", (call, id(sample)),
-                               lambda: (sample, _family_or_reason(call, sample)))
-        if isinstance(result, NotNative):
-            raise result
-        return self._term(low, call, result, of_type(call.name, result), nullable=True)
+        """A call of the user's helper (`udflow.helper_calls.HelperCall`) as Python in the plan,
+        typed by the sample (`lower_sampled`)."""
+        return self.lower_sampled(low, call, f"a call of your helper {call.name}", call.name)
 
     def native_below(self, term, text: str) -> str:
         """A native term's SQL `text` (over input columns, raising nothing) as a column added
@@ -212,15 +205,19 @@ class PythonCalls:
             self.pending.append((column, text))
         return ident(column)
 
-    def lower_sampled(self, low, term, what: str) -> Typed:
-        """Any term (a `try` statement, `udflow.caught`) as Python in the plan, typed as a
-        helper's call is (`lower_helper`); `what` names it in the reasons."""
-        sample = low.sample
+    def lower_sampled(self, low, term, what: str, name: Optional[str] = None) -> Typed:
+        """A term Python computes whole in the plan (a helper's call, a `try` statement), its
+        result's type the one it has on the input records sampled on the driver; `what` names
+        it in the reasons, `name` (default `what`) in the error of a value of another type.
+        The session remembers the type per term and sample: the model may read the term in
+        several places, each collect lowers it again, and typing runs it on every record of
+        the sample."""
+        sample = low.sample  # kept alive by the entry, so no other sample takes its id
         _, result = remembered(self.session, "helper_families", (term, id(sample)),
                                lambda: (sample, _family_or_reason(term, sample, what)))
         if isinstance(result, NotNative):
             raise result
-        return self._term(low, term, result, of_type(what, result), nullable=True)
+        return self._term(low, term, result, of_type(name or what, result), nullable=True)
 
     def lower_term(self, low, term, result: str, only_where: Optional[str] = None) -> Typed:
         """`term` as Python in the plan, its value checked to be None or of the family `result`."""
@@ -372,10 +369,10 @@ def items_of(family: str) -> Callable:
     return check
 
 
-def _family_or_reason(call, sample: tuple, what: str = ""):
+def _family_or_reason(call, sample: tuple, what: str):
     """`helper_family`, or the NotNative it raises."""
     try:
-        return helper_family(call, sample, what or f"a call of your helper {call.name}")
+        return helper_family(call, sample, what)
     except NotNative as reason:
         return reason
 
@@ -385,9 +382,8 @@ def helper_family(call, sample: tuple, what: str) -> str:
     NotNative where they have none or several, or one no column holds unchanged. A `try`
     statement's constant fallback counts as a result (it is one wherever the body raises)."""
     seen = set()
-    fallback = getattr(call, "fallback", None)
-    if isinstance(fallback, Lit) and fallback.value is not None:
-        seen.add(_kind(fallback.value))
+    if isinstance(call, Caught) and isinstance(call.fallback, Lit) and call.fallback.value is not None:
+        seen.add(_kind(call.fallback.value))
     for record in sample:
         try:
             value = evaluate(call, record)
