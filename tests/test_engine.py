@@ -155,12 +155,12 @@ def test_every_alternative_of_a_join_flow_gives_the_same_bag():
 
 def test_a_filter_moves_below_an_expensive_join_function():
     """Python calls dominate the cost: a filter goes below a Match whose function costs 1 ms per
-    pair (hinted), and the estimate says by how much. (`str.swapcase` has no model, so the
+    pair (hinted), and the estimate says by how much. (`str.center` has no model, so the
     function runs in Python: a native one would cost generated code per pair, not the hint.)"""
 
     @uf.hint(cost=1e-3)
     def joined(o, c):
-        return {**o, **c, "c_title": c["c_name"].swapcase()}
+        return {**o, **c, "c_title": c["c_name"].center(30)}
 
     orders = uf.source("orders", rows=[{"o_id": i, "o_cust": i % 7, "o_total": i % 50} for i in range(200)], key=["o_id"])
     cust = uf.source("cust", rows=[{"c_id": i, "c_name": f"C{i}"} for i in range(7)], key=["c_id"])

@@ -160,7 +160,7 @@ def test_a_value_computed_on_every_path_but_used_on_some_is_the_first_guard():
      "        return {**r, 'x': x}\n    return r\n",
      "which may raise, on a path that does not use it"),
     ("def f(r):\n    for k in ['a']:\n        r[k] = 1\n    return r\n", "a loop"),  # over a tuple: unrolled
-    ("def f(r):\n    return {**r, 'y': r['s'].swapcase()}\n", "with the method .swapcase(), which has no model yet"),
+    ("def f(r):\n    return {**r, 'y': r['s'].center(9)}\n", "with the method .center(), which has no model yet"),
     # issue 31, item 4: the construct in the user's terms
     ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']:.2f}\"}\n", "computes field y with an f-string with a format spec"),
     ("import math\ndef f(r):\n    return {**r, 'y': math.gamma(r['d'])}\n", "with a call of math.gamma"),

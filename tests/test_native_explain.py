@@ -18,7 +18,7 @@ def line_of(fn, text):
 
 
 def lowered_title(r):
-    return {**r, "name": r["name"].swapcase()}  # str.swapcase: not whitelisted
+    return {**r, "name": r["name"].center(9)}  # str.center: not whitelisted
 
 
 def lowered_case(r):
@@ -58,7 +58,7 @@ def clean(r):
 
 
 CASES = [
-    (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".swapcase()"))),
+    (lowered_title, "map", "Python (scalar UDF)", "line {}".format(line_of(lowered_title, ".center(9)"))),
     (lowered_case, "map", "native, with Python for", "str.title (line {})".format(line_of(lowered_case, ".title()"))),
     (lower_case, "map", "native", ""),
     (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),

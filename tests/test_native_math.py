@@ -1,4 +1,5 @@
-"""`math.sqrt`, `math.fabs`, `math.floor` and `math.ceil` run natively (issue 29, item 3):
+"""`math.sqrt`, `math.fabs`, `math.floor`, `math.ceil`, `math.trunc`, `math.isnan`,
+`math.isinf`, `math.isfinite`, `round(x)` and `int(x)` run natively (issue 29, item 3):
 IEEE 754 rounds a square root correctly, and the others are exact, so Spark's value is
 Python's on every row; Python's errors (None, a negative root, NaN or an infinity made an
 int) are raised in Python's words; an int past 64 bits raises the documented guard."""
@@ -18,7 +19,8 @@ FLOATS = [0.0, -0.0, 1.5, -1.5, 2.5, -2.5, 4.0, 2.0, 1e-310, 1e308, float("nan")
           float("-inf"), 2.0**53 + 2, 9.2e18, 2.0**63, -(2.0**63), -9.3e18, 123456789.987654321, None]
 INTS = [0, 1, -1, 7, 2**53 + 1, 2**63 - 1, -(2**63), None]
 BOOLS = [True, False, None]
-NAMES = ("math.sqrt", "math.fabs", "math.floor", "math.ceil")
+NAMES = ("math.sqrt", "math.fabs", "math.floor", "math.ceil", "math.trunc", "math.isnan", "math.isinf",
+         "math.isfinite", "round", "int")
 
 
 def outcome(name, value):

@@ -35,6 +35,26 @@ def found(r):
     return {**r, "y": r["s"].find("a"), "z": r["s"].find(""), "w": r["s"].find("\u0130")}
 
 
+def counted(r):
+    s = r["s"]
+    return {**r, "c1": s.count("a"), "c2": s.count("aa"), "c0": s.count(""), "c3": s.count("\u00df"),
+            "asc": s.isascii(), "rp": s.removeprefix("-"), "rs": s.removesuffix("a/\n"), "r0": s.removeprefix(""),
+            "lj": s.ljust(5), "rj": s.rjust(4, "*"), "lu": s.ljust(6, "\u00e9")}
+
+
+def classified(r):
+    s = r["s"]
+    return {**r, "cf": s.casefold(), "sw": s.swapcase(), "dg": s.isdigit(), "dc": s.isdecimal(),
+            "nm": s.isnumeric(), "al": s.isalpha(), "an": s.isalnum(), "sp": s.isspace(), "up": s.isupper(),
+            "lo": s.islower()}
+
+
+# beyond ASCII, the digits and cases of Unicode's tables: Arabic-Indic three, superscript two,
+# a Roman numeral, a titlecase digraph, the sharp s, a dotted capital I, a full-width A
+UNICODE_TEXTS = ["\u0663", "\u00b2", "\u2167", "\u01c5", "\u00df", "\u0130", "\uff21", "12\n", " \t\x1c",
+                 "ABC", "Abc1", "1A", "aAaA", "abcabcab", "\u00e9\u00e9", "A\u00df"]
+
+
 def titled(r):
     return {**r, "y": r["s"].title(), "z": r["s"].capitalize()}
 
@@ -71,9 +91,9 @@ def _same_on_spark(spark, fn, rows, describe: str):
     assert _records(flow.collect(spark=spark)) == _records(_numpy_as_float(flow.collect(engine="reference")))
 
 
-@pytest.mark.parametrize("fn", [replaced, zfilled, stripped, found])
+@pytest.mark.parametrize("fn", [replaced, zfilled, stripped, found, counted, classified])
 def test_a_str_method_with_constant_arguments_is_native_and_pythons(spark, fn):
-    _same_on_spark(spark, fn, [{"s": s} for s in TEXTS], "native")
+    _same_on_spark(spark, fn, [{"s": s} for s in TEXTS + UNICODE_TEXTS], "native")
     assert "Python" not in uf.source("t", rows=[{"s": "a"}]).map(fn).physical().root.describe()
 
 
@@ -97,6 +117,7 @@ def test_a_datetimes_date_is_native_and_strftime_and_strptime_run_in_the_plan(sp
 
 @pytest.mark.parametrize("fn, rows", [
     (replaced, [{"s": None}]), (zfilled, [{"s": None}]), (stripped, [{"s": None}]), (found, [{"s": None}]),
+    (counted, [{"s": None}]), (classified, [{"s": None}]),
     (titled, [{"s": None}]), (angles, [{"x": None}]), (numpy_calls, [{"x": None}]),
     (parsed, [{"s": "2024-02-30"}]),
 ])

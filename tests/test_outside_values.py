@@ -103,7 +103,7 @@ def test_a_plan_optimised_before_a_rebinding_refuses_to_run(monkeypatch):
 
     @uf.hint(cost=1e-3)
     def joined(o, c):
-        return {**o, **c, "c_title": c["c_name"].swapcase()}
+        return {**o, **c, "c_title": c["c_name"].center(30)}
 
     def big(r):
         return r[TOTAL_FIELD] > 45

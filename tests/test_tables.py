@@ -141,3 +141,27 @@ def test_a_table_of_ints_and_floats_stays_python_and_says_why(spark):
     assert "int and float" in " ".join(lowering.python_reasons.values()) or \
         "float and int" in " ".join(lowering.python_reasons.values()), lowering.python_reasons
     assert _rows(flow, True) == _rows(flow, False)
+
+
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+def named_positions(r):
+    return {"i": r["i"], "day": WEEKDAYS[r["i"]], "month": MONTH_NAMES[-1 - r["i"]]}
+
+
+def test_a_tuple_or_list_indexed_by_an_int_is_native_from_either_end(spark):
+    rows = [{"i": i} for i in range(-7, 7)]
+    flow = uf.source("t", rows=rows).map(named_positions)
+    assert flow.physical().root.describe() == "native"
+    assert sorted(map(repr, flow.collect(spark=spark))) == sorted(map(repr, map(named_positions, rows)))
+
+
+@pytest.mark.parametrize("i, error", [(7, "IndexError: tuple index out of range"), (-8, "IndexError: tuple index"),
+                                      (None, "TypeError: tuple indices must be integers or slices, not NoneType")])
+def test_an_index_past_either_end_or_none_raises_pythons_error(spark, i, error):
+    flow = uf.source("t", rows=[{"i": 0}, {"i": i}]).map(named_positions)
+    for how in ({"engine": "reference"}, {"spark": spark}):
+        with pytest.raises(UdfRuntimeError, match=error):
+            flow.collect(**how)

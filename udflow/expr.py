@@ -45,9 +45,13 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
            ">": operator.gt, ">=": operator.ge}
 
 # The functions of `math` that are modelled, called as `math.f(x)` (one argument; `log` also
-# with a base): each computes a float (`floor`, `ceil`: an int) from a number
+# with a base): each computes a float from a number (`floor`, `ceil`, `trunc`: an int;
+# `isnan`, `isinf`, `isfinite`: a bool)
 MATH_FUNCTIONS = ("sqrt", "exp", "log", "log10", "log2", "fabs", "floor", "ceil", "sin", "cos", "tan",
-                  "atan", "sinh", "cosh", "tanh", "log1p", "expm1", "radians", "degrees", "asin", "acos")
+                  "atan", "sinh", "cosh", "tanh", "log1p", "expm1", "radians", "degrees", "asin", "acos",
+                  "trunc", "isnan", "isinf", "isfinite")
+MATH_INTEGRAL = ("floor", "ceil", "trunc")
+MATH_TESTS = ("isnan", "isinf", "isfinite")
 
 # numpy's functions of one value that users call on a field (`np.sqrt(r["x"])`), as numpy
 # computes them (a numpy scalar, np.float64 for a float); no native form (numpy's own rules
@@ -58,7 +62,9 @@ NUMPY_FUNCTIONS = ("sqrt", "exp", "log", "log1p", "log10", "log2", "expm1", "abs
 
 # the str methods that are modelled, called on their receiver (`x.lower()`)
 STR_METHODS = ("lower", "upper", "strip", "startswith", "endswith", "lstrip", "rstrip", "replace", "zfill", "find",
-               "title", "capitalize")
+               "title", "capitalize", "casefold", "swapcase", "isdigit", "isdecimal", "isnumeric", "isalpha",
+               "isalnum", "isspace", "isupper", "islower", "isascii", "count", "removeprefix", "removesuffix",
+               "ljust", "rjust")
 
 
 def _method(name: str):

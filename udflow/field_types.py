@@ -61,7 +61,7 @@ CONST_FAMILIES = {"int": "int", "bool": "int", "float": "float", "Decimal": "dec
 SAFE_STR_METHODS = frozenset(
     "lower upper strip lstrip rstrip startswith endswith replace title capitalize casefold "
     "isdigit isalpha isalnum isspace isupper islower count find rfind zfill split rsplit splitlines "
-    "partition rpartition join".split())
+    "partition rpartition join swapcase isascii isdecimal isnumeric removeprefix removesuffix".split())
 
 _PY_FAMILIES = ((bool, "int"), (int, "int"), (float, "float"), (decimal.Decimal, "decimal"), (str, "str"),
                 (datetime.datetime, "datetime"), (datetime.date, "date"))

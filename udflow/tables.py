@@ -19,7 +19,8 @@ Each node's meaning is Python's, including its None semantics:
 
     TableGet   T.get(k, d): the value of the key equal to k, else d. k None: d unless None is
                a key. Raises TypeError where k is unhashable (a list).
-    TableItem  T[k]: the value, or KeyError(k).
+    TableItem  T[k]: the value, or KeyError(k); of a sequence, T[i] (negative from the end) or
+               IndexError, and TypeError where i is not an int.
     InTable    k in T: a key (dict) or member (set, frozenset, list, tuple) equal to k. A set or
                dict raises TypeError where k is unhashable; a list or tuple compares with ==.
 """
@@ -71,7 +72,9 @@ class Table:
         """The table as a Python object holding the snapshot."""
         if self.kind == "dict":
             return dict(self.items)
-        return frozenset(self.items) if self.kind == "set" else self.items
+        if self.kind == "set":
+            return frozenset(self.items)
+        return list(self.items) if isinstance(self.origin, list) else self.items  # its own IndexError
 
     def unchanged(self) -> bool:
         """Whether the object the snapshot was taken from holds it still (types included:
@@ -111,7 +114,8 @@ class TableGet(Expr):
 
 @dataclass(frozen=True)
 class TableItem(Expr):
-    """`table[key]` on a dict table: KeyError where no key equals it."""
+    """`table[key]` on a dict table: KeyError where no key equals it; on a sequence (a tuple or
+    list), an int index from either end: IndexError past them, TypeError for another type."""
 
     table: Table
     key: Expr

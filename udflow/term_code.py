@@ -77,6 +77,9 @@ from udflow.tables import InTable, TableGet
 METHODS = {"str.lower": "lower", "str.upper": "upper", "str.strip": "strip", "str.startswith": "startswith",
            "str.endswith": "endswith", "str.lstrip": "lstrip", "str.rstrip": "rstrip", "str.replace": "replace",
            "str.zfill": "zfill", "str.find": "find", "str.title": "title", "str.capitalize": "capitalize",
+           **{f"str.{name}": name for name in ("casefold", "swapcase", "isdigit", "isdecimal", "isnumeric", "isalpha",
+                                               "isalnum", "isspace", "isupper", "islower", "isascii", "count",
+                                               "removeprefix", "removesuffix", "ljust", "rjust")},
            "date.weekday": "weekday", "date.isoweekday": "isoweekday", "date.date": "date",
            "date.strftime": "strftime", "timedelta.total_seconds": "total_seconds"}
 ATTRIBUTES = {"date.year": "year", "date.month": "month", "date.day": "day", "date.hour": "hour",

@@ -87,7 +87,7 @@ READ_METHODS = frozenset(
         "join format format_map isdigit isalpha isalnum isnumeric isdecimal isspace islower "
         "isupper title capitalize casefold center ljust rjust zfill partition rpartition find "
         "rfind index rindex count encode decode removeprefix removesuffix expandtabs swapcase "
-        "translate "
+        "translate isascii "
         "isoformat weekday isoweekday strftime date time timestamp toordinal isocalendar "
         "total_seconds quantize normalize to_integral_value is_nan is_integer as_integer_ratio "
         "conjugate bit_length hex "

@@ -261,7 +261,7 @@ def _subscript(frame, node, value: Val):
     if value.term is not None:
         return value.term
     table = table_of(frame, node.value)
-    if table is not None and table.kind == "dict":
+    if table is not None and table.kind in ("dict", "sequence"):
         key = _child(frame, node.slice)
         return TableItem(table, key) if key is not None else None
     if len(value.atoms) == 1:

@@ -31,7 +31,7 @@ reason: the operator then stays in Python. The traps, and what is done:
     float mixed with Decimal               NotNative (Python raises TypeError on +)
     str.strip (Unicode whitespace)         regexp over Python's own whitespace characters
     str.lower/upper (case tables differ)   the call alone in Python (`python_calls`), else NotNative
-    round (Spark: on the decimal text)     the same
+    round(x, n) (Spark: the decimal text)  rint of x * 10**n; the rows near a tie are Python's call
     math.sqrt/fabs/floor/ceil              native (IEEE exact in both; `native_math`); exp, log, sin, ...
                                            (last bits differ between libraries) as `round`, but a
                                            log, log10, exp, sin, cos, tan or atan that is a field's
@@ -432,8 +432,11 @@ class NativeLowering(RaisingSql, Conditions):
         parse = native_parse.parses(t, alone=True)
         if parse and args[0].family == "str":  # a text: native where strictly spelled
             maker = functools.partial(native_parse.lower_parse, call=t)
+        rounding = t.name == "round" and len(t.args) == 2  # native but near a tie
+        if rounding:
+            maker = functools.partial(native_math.lower_round_to, call=t)
         if maker is not None and (native_calls.arity_fits(t.name, t.args) or t.name in native_case.CASE_MAPPINGS
-                                  or parse):
+                                  or parse or rounding):
             try:
                 return maker(self, args)
             except NotNative:

@@ -363,9 +363,11 @@ def _call_float(low, args):
 
 def _call_int(low, args):
     (x,) = args
-    if x.family not in ("int", "decimal"):
-        raise NotNative(f"int() of {x.family} (float NaN/inf and str parsing are Python's)")
+    if x.family not in ("int", "decimal", "float", "bool"):
+        raise NotNative(f"int() of {x.family} (str parsing is Python's)")
     guards = low.none_guard("int()", x, run=int)
+    if x.family in ("float", "bool"):  # toward 0, as Spark's cast truncates
+        return native_math.to_integer(low, "int", int, x, lambda v: v, guards)
     if x.family == "decimal":
         precision, scale = x.decimal
         if precision - scale > 18:  # else every value fits a long

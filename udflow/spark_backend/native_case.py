@@ -1,4 +1,6 @@
-"""`s.lower()` and `s.upper()` natively, on the rows where `s` is ASCII.
+"""`s.lower()`, `s.upper()` and the other methods of Unicode's tables (`s.casefold()`,
+`s.swapcase()`, `s.isdigit()`, `s.isalpha()`, `s.isupper()`, ...: `ASCII_FORMS`) natively,
+on the rows where `s` is ASCII.
 
 Python maps case by its own Unicode tables (`"ǅ".lower()`, `"ß".upper() == "SS"`, Unicode
 14 in Python 3.11); the JVM by Java's (Unicode 13 in Java 17), and Spark's `lower` of a
@@ -42,14 +44,38 @@ from typing import Optional
 
 from udflow.expr import Arith, Call, Elem, Expr, Field, IfElse, Lit, Slice
 from udflow.splits import SplitItem
-from udflow.spark_backend import native_spans
+from udflow.spark_backend import native_spans, sql
 from udflow.spark_backend.native_strings import receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import ident
 
-CASE_MAPPINGS = ("str.lower", "str.upper")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _matches(pattern: str):
+    return lambda v: f"rlike({v}, {sql.string(pattern)})"
+
+
+# each method's native form on an ASCII receiver, and its value's family. On ASCII, casefold
+# is lower; the digits (isdigit, isdecimal, isnumeric) are 0-9; Python's whitespace is
+# \t-\r and \x1c-\x20; a string is upper where it holds an upper letter and no lower one
+ASCII_FORMS = {
+    "str.lower": (lambda v: f"lower({v})", "str"),
+    "str.upper": (lambda v: f"upper({v})", "str"),
+    "str.casefold": (lambda v: f"lower({v})", "str"),
+    "str.swapcase": (lambda v: f"translate({v}, '{_LETTERS}{_LETTERS.upper()}', '{_LETTERS.upper()}{_LETTERS}')",
+                     "str"),
+    **{f"str.{name}": (_matches(r"\A[0-9]+\z"), "bool") for name in ("isdigit", "isdecimal", "isnumeric")},
+    "str.isalpha": (_matches(r"\A[A-Za-z]+\z"), "bool"),
+    "str.isalnum": (_matches(r"\A[A-Za-z0-9]+\z"), "bool"),
+    "str.isspace": (_matches(r"\A[\t-\r\x1c- ]+\z"), "bool"),
+    "str.isupper": (lambda v: f"(rlike({v}, '[A-Z]') AND NOT rlike({v}, '[a-z]'))", "bool"),
+    "str.islower": (lambda v: f"(rlike({v}, '[a-z]') AND NOT rlike({v}, '[A-Z]'))", "bool"),
+}
+CASE_MAPPINGS = tuple(ASCII_FORMS)
 # calls whose value holds only characters of their receiver (and of the str arguments named)
-_SUBSTRINGS = ("str.strip", "str.lstrip", "str.rstrip")
+_SUBSTRINGS = ("str.strip", "str.lstrip", "str.rstrip", "str.removeprefix", "str.removesuffix") + tuple(
+    name for name, (_, family) in ASCII_FORMS.items() if family == "str")
 HIDDEN = "__udflow_"  # the prefix of the columns a lowering adds itself (a hidden term, a piece)
 CANNOT_HOLD = "a case mapping of a non-ASCII string (the Unicode tables of Python and of the JVM differ)"
 
@@ -71,7 +97,7 @@ def ascii_leaves(term: Expr) -> Optional[frozenset]:
 def _ascii_parts(term: Expr) -> Optional[tuple]:
     """The parts of `term` whose characters its value is made of, where it is made of no others."""
     if isinstance(term, Call):
-        if term.name in _SUBSTRINGS + CASE_MAPPINGS and term.args:
+        if term.name in _SUBSTRINGS and term.args:
             return term.args[:1]
         if term.name == "str.replace" and len(term.args) == 3:
             return (term.args[0], term.args[2])
@@ -102,7 +128,7 @@ def case_mapped(call: Expr, elem_source: Optional[Expr]) -> bool:
 
 
 def lower_case_mapping(low, args: list[Typed], call) -> Typed:
-    """`s.lower()` / `s.upper()` natively where `s` is ASCII (module docstring); NotNative
+    """`s.lower()`, `s.isdigit()`, ... (`ASCII_FORMS`) natively where `s` is ASCII (module docstring); NotNative
     where its being ASCII does not follow from input fields."""
     method = call.name[len("str."):]
     (x,) = args
@@ -113,7 +139,8 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
         raise NotNative(f"str.{method} of a value not shown ASCII by its fields")
     columns, reads = _leaf_columns(low, leaves)
     guards = receiver_guards(low, x, method)  # None: Python's AttributeError, as the other str methods
-    mapped = f"{method}({x.sql})"
+    form, family = ASCII_FORMS[call.name]
+    mapped = form(x.sql)
     if columns:
         beyond = " OR ".join(f"(length({c}) <> octet_length({c}))" for c in columns)
         if low.python_calls is not None and not any(isinstance(leaf, Elem) for leaf in leaves):
@@ -124,7 +151,7 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
                 " AND ".join(f"(length({ident(c)}) = octet_length({ident(c)}))" for c in reads), reads,
                 f"{', '.join(reads)} {'holds' if len(reads) == 1 else 'hold'} characters beyond ASCII")
             guards.append((f"({beyond})", low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))))
-    return Typed(low.guarded(guards, mapped), "str", False)
+    return Typed(low.guarded(guards, mapped), family, False)
 
 
 def _leaf_columns(low, leaves: frozenset) -> tuple[list, tuple]:

@@ -50,9 +50,10 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import Optional
 
-from udflow.spark_backend import native_spans, python_words
-from udflow.spark_backend.native_types import INT_MIN, NotNative, Typed
+from udflow.spark_backend import native_spans, python_words, sql
+from udflow.spark_backend.native_types import INT_MAX, INT_MIN, NotNative, Typed
 from udflow.spark_backend.sql import call, cast, literal
 
 NUMBERS = ("int", "float", "bool")
@@ -98,26 +99,105 @@ def _scaled(name: str, factor: float):
     return make
 
 
-def _rounded(name: str, spark_name: str):
+def to_integer(low, name: str, run, x: Typed, value, guards: list) -> Typed:
+    """An int from a float `x` (`value(x_sql)`, a double holding an integer), as Python's
+    `run` makes it: NaN raises ValueError, an infinity OverflowError (after `guards`); an
+    int or bool argument is its own value. Python's int holds floor(1e308), a long does
+    not: past 64 bits is a limit of the native form."""
+    if x.family != "float":
+        return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
+    guards = guards + [
+        (f"isnan({x.sql})", low.error(python_words.raised_by(run, math.nan))),
+        (f"({x.sql} IN (double('Infinity'), double('-Infinity')))", low.error(python_words.raised_by(run, math.inf))),
+    ]
+    span = native_spans.to_int(x.span)
+    overflow = low.cannot_hold(native_spans.OVERFLOW, native_spans.fits_long(span))
+    if overflow is not None:
+        guards.append((f"({x.sql} >= {TWO_63} OR {x.sql} < {INT_MIN}D)", overflow))
+    return Typed(low.guarded(guards, cast(value(x.sql), "BIGINT")), "int", False, span=span)
+
+
+def _rounded(name: str, spark_name: Optional[str]):
+    """`math.floor`, `math.ceil`, `math.trunc` (Spark's cast truncates toward 0, as trunc)."""
     run = getattr(math, name)
 
     def make(low, args) -> Typed:
         (x,) = args
         _number(f"math.{name}", x)
-        guards = _none(low, f"math.{name}", x)
-        if x.family != "float":
-            return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
-        guards += [
-            (f"isnan({x.sql})", low.error(python_words.raised_by(run, math.nan))),
-            (f"({x.sql} IN (double('Infinity'), double('-Infinity')))", low.error(python_words.raised_by(run, math.inf))),
-        ]
-        # Python's int holds floor(1e308); a long does not: a limit of the native form
-        span = native_spans.to_int(x.span)
-        overflow = low.cannot_hold(native_spans.OVERFLOW, native_spans.fits_long(span))
-        if overflow is not None:
-            guards.append((f"({x.sql} >= {TWO_63} OR {x.sql} < {INT_MIN}D)", overflow))
-        return Typed(low.guarded(guards, cast(call(spark_name, x.sql), "BIGINT")), "int", False, span=span)
+        value = (lambda v: call(spark_name, v)) if spark_name else (lambda v: v)
+        return to_integer(low, f"math.{name}", run, x, value, _none(low, f"math.{name}", x))
     return make
+
+
+def _classify(name: str):
+    """`math.isnan`, `math.isinf`, `math.isfinite`: a bool; an int or bool is finite (a long
+    always converts to a double)."""
+    run = getattr(math, name)
+    tests = {"isnan": lambda v: f"isnan({v})",
+             "isinf": lambda v: f"({v} IN (double('Infinity'), double('-Infinity')))",
+             "isfinite": lambda v: f"NOT (isnan({v}) OR {v} IN (double('Infinity'), double('-Infinity')))"}
+
+    def make(low, args) -> Typed:
+        (x,) = args
+        _number(f"math.{name}", x)
+        value = tests[name](x.sql) if x.family == "float" else literal(run(0))
+        return Typed(low.guarded(_none(low, f"math.{name}", x), value), "bool", False)
+    return make
+
+
+def _round(low, args) -> Typed:
+    """round(x): an int, ties to even (`rint` is IEEE's round-half-even, exact); of an int or
+    a bool, its value as an int."""
+    (x,) = args
+    _number("round", x)
+    return to_integer(low, "round", round, x, lambda v: f"rint({v})", low.none_guard("round()", x, run=round))
+
+
+def lower_round_to(low, args, call) -> Typed:
+    """round(x, n), n a constant within ±22 (10**n an exact double): Python rounds the exact
+    binary value of x half to even at n digits (round(2.675, 2) is 2.67), Spark's `bround`
+    the decimal text (2.68). Natively: y = x * 10**n (x / 10**-n), k = rint(y), the value
+    k / 10**n, correctly rounded as Python's is. y is within half an ulp of x * 10**n, so k
+    is Python's where y lies farther than 2**-50 * |y| from a half-integer and |y| < 2**52;
+    on the other rows (near a tie, or too large) Python computes it (`python_calls`, handed
+    those rows only). NaN and the infinities are their own value, as in Python. The flag
+    that picks those rows is computed on every row below: x must raise nothing."""
+    x, digits = args
+    _number("round", x)
+    n = sql.int_of_literal(digits.sql)
+    if n is None or not -22 <= n <= 22:
+        raise NotNative("round(x, n) with n not a constant within ±22")
+    guards = low.none_guard("round()", x, digits, run=round)
+    if x.family != "float":
+        return _round_int(low, x, n, guards)
+    if n == 0:  # y is x exactly
+        return Typed(low.guarded(guards, f"rint({x.sql})"), "float", False)
+    if low.python_calls is None or low.lower_raising(call.args[0])[1]:
+        raise NotNative("round(x, n) where the rows near a tie cannot run as Python (or x may raise)")
+    scale = literal(10.0 ** abs(n))
+    y, back = (f"({x.sql} * {scale})", "/") if n > 0 else (f"({x.sql} / {scale})", "*")
+    special = f"(isnan({x.sql}) OR {x.sql} IN (double('Infinity'), double('-Infinity')))"
+    clear = (f"(abs({y}) < {literal(2.0 ** 52)} AND "
+             f"abs(abs({y} - rint({y})) - {literal(0.5)}) > abs({y}) * {literal(2.0 ** -50)})")
+    python = low.python_calls.lower(low, call, args, only_where=f"({x.sql} IS NOT NULL AND NOT ({special} OR {clear}))")
+    value = f"CASE WHEN {special} THEN {x.sql} WHEN {clear} THEN (rint({y}) {back} {scale}) ELSE {python.sql} END"
+    return Typed(low.guarded(guards, value), "float", False)
+
+
+def _round_int(low, x: Typed, n: int, guards: list) -> Typed:
+    """round(i, n) of an int or a bool: itself for n >= 0 (round(True, 2) is 1); for n < 0,
+    Spark's `bround` of a long, exact half to even as Python's (round(25, -1) is 20), within
+    a long while |i| stays 10**-n below its ends (else the row runs in Python)."""
+    if n >= 0:
+        return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
+    if n < -18:
+        raise NotNative("round(int, n) with n below -18")
+    step = 10 ** -n
+    limit = native_spans.Limit.unknown() if x.span is None else x.span.within(INT_MIN + step, INT_MAX - step)
+    overflow = low.cannot_hold(native_spans.OVERFLOW, limit)
+    if overflow is not None:
+        guards = guards + [(f"({x.sql} > {INT_MAX - step} OR {x.sql} < {INT_MIN + step})", overflow)]
+    return Typed(low.guarded(guards, f"bround({cast(x.sql, 'BIGINT')}, {n})"), "int", False)
 
 
 def _contract(name: str, spark_name: str, raises_where=None, raising_value: float = 0.0):
@@ -199,6 +279,9 @@ CALLS = {
     "math.fabs": _fabs,
     "math.floor": _rounded("floor", "floor"),
     "math.ceil": _rounded("ceil", "ceil"),
+    "math.trunc": _rounded("trunc", None),
+    "round": _round,
+    **{f"math.{name}": _classify(name) for name in ("isnan", "isinf", "isfinite")},
     "math.radians": _scaled("radians", math.pi / 180.0),
     "math.degrees": _scaled("degrees", 180.0 / math.pi),
 }

@@ -16,6 +16,13 @@ argument terms a native form takes; a call in another form (a computed `chars`, 
                                        in Python, Spark returns s: not native)
     s.zfill(width)                     zeros after a leading sign, up to width code points
     s.find(sub)                        instr(s, sub) - 1: the first code point index or -1
+    s.count(sub)                       (len(s) - len(s.replace(sub, ''))) div len(sub): Spark's
+                                       replace finds the same non-overlapping occurrences; an
+                                       empty sub occurs len(s) + 1 times
+    s.isascii()                        length(s) = octet_length(s): code points against UTF-8 bytes
+    s.removeprefix(p), .removesuffix   startswith / endswith, then the rest by code points
+    s.ljust(n, c), s.rjust(n, c)       rpad / lpad to n code points, s itself where it is longer
+                                       (Spark's pad would cut it)
     d.date()                           CAST(d AS DATE) of a naive datetime (TIMESTAMP_NTZ)
 """
 
@@ -57,6 +64,9 @@ def _str_constant(term, empty: bool = True) -> bool:
 SHOWN = {"str.strip": "s.strip(), s.strip(chars) with constant chars", "str.lstrip": "s.lstrip(), s.lstrip(chars)",
          "str.rstrip": "s.rstrip(), s.rstrip(chars)", "str.replace": "s.replace(old, new), both constants, old not ''",
          "str.zfill": "s.zfill(n), n a constant", "str.find": "s.find(sub), sub a constant",
+         "str.count": "s.count(sub), sub a constant", "str.isascii": "s.isascii()",
+         "str.removeprefix": "s.removeprefix(p), p a constant", "str.removesuffix": "s.removesuffix(p), p a constant",
+         "str.ljust": "s.ljust(n), s.ljust(n, c), constants", "str.rjust": "s.rjust(n), s.rjust(n, c), constants",
          "date.date": "d.date() of a naive datetime"}
 FORMS = {  # name -> whether a call's argument terms (receiver first) have the native form
     "str.lstrip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
@@ -66,8 +76,17 @@ FORMS = {  # name -> whether a call's argument terms (receiver first) have the n
     "str.zfill": lambda args: len(args) == 2 and isinstance(args[1], Lit) and type(args[1].value) is int
     and args[1].value <= WIDEST_FILL,
     "str.find": lambda args: len(args) == 2 and _str_constant(args[1]),
+    "str.count": lambda args: len(args) == 2 and _str_constant(args[1]),
+    "str.isascii": lambda args: len(args) == 1,
+    **{f"str.{name}": lambda args: len(args) == 2 and _str_constant(args[1]) for name in ("removeprefix", "removesuffix")},
+    **{f"str.{name}": lambda args: 2 <= len(args) <= 3 and _width(args[1])
+       and (len(args) == 2 or _str_constant(args[2]) and len(args[2].value) == 1) for name in ("ljust", "rjust")},
     "date.date": lambda args: len(args) == 1,
 }
+
+
+def _width(term) -> bool:
+    return isinstance(term, Lit) and type(term.value) is int and term.value <= WIDEST_FILL
 
 
 def receiver_guards(low, x: Typed, method: str) -> list:
@@ -117,6 +136,53 @@ def _find(low, args):
     return Typed(low.guarded(guards, f"({cast(call('instr', x.sql, sub.sql), 'BIGINT')} - 1)"), "int", False)
 
 
+def _count(low, args):
+    """Non-overlapping, left to right, as Spark's replace finds them; '' occurs len(s) + 1 times."""
+    x, sub = args
+    guards = receiver_guards(low, x, "count")
+    n = call("char_length", x.sql)
+    if sub.known[0] == "":
+        value = f"({cast(n, 'BIGINT')} + 1)"
+    else:
+        removed = call("char_length", call("replace", x.sql, sub.sql, "''"))
+        value = f"(({cast(n, 'BIGINT')} - {removed}) div {len(sub.known[0])})"
+    return Typed(low.guarded(guards, value), "int", False)
+
+
+def _isascii(low, args):
+    (x,) = args
+    guards = receiver_guards(low, x, "isascii")
+    return Typed(low.guarded(guards, f"(length({x.sql}) = octet_length({x.sql}))"), "bool", False)
+
+
+def _remove_affix(method: str):
+    def make(low, args):
+        x, affix = args
+        guards = receiver_guards(low, x, method)
+        text, n = affix.known[0], len(affix.known[0])
+        if text == "":
+            return Typed(low.guarded(guards, x.sql), "str", False)
+        if method == "removeprefix":
+            value = f"CASE WHEN startswith({x.sql}, {affix.sql}) THEN substr({x.sql}, {n + 1}) ELSE {x.sql} END"
+        else:
+            value = (f"CASE WHEN endswith({x.sql}, {affix.sql}) "
+                     f"THEN substr({x.sql}, 1, char_length({x.sql}) - {n}) ELSE {x.sql} END")
+        return Typed(low.guarded(guards, value), "str", False)
+    return make
+
+
+def _justified(method: str):
+    """Padded with the fill (a space by default) up to the width in code points; never cut."""
+    def make(low, args):
+        x, width, *fill = args
+        guards = receiver_guards(low, x, method)
+        pad = call("rpad" if method == "ljust" else "lpad", x.sql, literal(width.known[0]),
+                   fill[0].sql if fill else "' '")
+        value = f"CASE WHEN char_length({x.sql}) >= {literal(width.known[0])} THEN {x.sql} ELSE {pad} END"
+        return Typed(low.guarded(guards, value), "str", False)
+    return make
+
+
 def _date(low, args):
     (x,) = args
     if x.family != "datetime":  # a date has no date() (AttributeError): Python's, in the plan
@@ -131,5 +197,11 @@ CALLS = {
     "str.replace": _replace,
     "str.zfill": _zfill,
     "str.find": _find,
+    "str.count": _count,
+    "str.isascii": _isascii,
+    "str.removeprefix": _remove_affix("removeprefix"),
+    "str.removesuffix": _remove_affix("removesuffix"),
+    "str.ljust": _justified("ljust"),
+    "str.rjust": _justified("rjust"),
     "date.date": _date,
 }

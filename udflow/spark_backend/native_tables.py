@@ -6,6 +6,8 @@
       ->  coalesce(coupon IN ('WELCOME10', 'SPRING5', 'VIP20'), FALSE)
     RATES[r["k"]]
       ->  CASE k WHEN 'a' THEN 0.5 ... ELSE raise_error(KeyError: 'z') END
+    DAYS[d.weekday()]                       (a tuple or list: both ends' positions)
+      ->  CASE weekday WHEN 0 THEN 'Mon' ... WHEN -7 THEN 'Mon' ... ELSE raise_error(IndexError) END
 
 A key matches as Python's dict matches it: by `==` (hash and equality agree on the
 literal types), so `1`, `1.0` and `True` find the same entry and None finds a None key.
@@ -23,7 +25,9 @@ function in Python, which reads the table as it is now.
 
 from __future__ import annotations
 
-from udflow.spark_backend import sql
+import dataclasses
+
+from udflow.spark_backend import python_words, sql
 from udflow.spark_backend.native_types import NotNative, Typed, one_family, wider_decimal
 from udflow.tables import InTable, Table, TableGet, TableItem
 from udflow.expr import Lit
@@ -40,11 +44,33 @@ def table_get(low, t: TableGet) -> Typed:
 
 
 def table_item(low, t: TableItem) -> Typed:
+    if t.table.kind == "sequence":
+        return _sequence_item(low, t)
     x, keys = _key_and_keys(low, t.table, t.key)
     values = [low.lower(Lit(v)) for v in t.table.values]
     missing = low.raised(sql.call("base64", sql.call("encode", sql.call("concat", "'KeyError: '", _repr(x)),
                                                             "'UTF-8'")))
     return _select(low, x, keys, values, None, missing)
+
+
+def _sequence_item(low, t: TableItem) -> Typed:
+    """`T[i]` of a constant tuple or list: the member at i, counted from the end where i < 0
+    (a CASE over both spellings of each position); past either end Python's IndexError, None
+    its TypeError. An index of another type (a str: TypeError) is not native."""
+    if not t.table.unchanged():
+        raise NotNative(f"{t.table.name} changed since the function was analysed (Python reads it as it is now)")
+    x = low.lower(t.key)
+    if x.family not in ("int", "bool"):
+        raise NotNative(f"an index of {x.family} into {t.table.name}")
+    members = t.table.python()
+    n = len(members)
+    guards = low.none_guard(f"{t.table.name}[...]", x, run=lambda i: members[i])
+    values = [low.lower(Lit(v)) for v in members]
+    keys = [low.lower(Lit(i)) for i in range(n)] + [low.lower(Lit(i - n)) for i in range(n)]
+    index = Typed(sql.cast(x.sql, "BIGINT"), "int", x.nullable)  # True is 1
+    missing = low.error(python_words.raised_by(lambda i: members[i], n))
+    selected = _select(low, index, keys, values + values, None, missing)
+    return dataclasses.replace(selected, sql=low.guarded(guards, selected.sql))
 
 
 def in_table(low, t: InTable) -> Typed:

@@ -61,7 +61,7 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, NUMPY_FUNCTIONS, Field, Lit, evaluate
+from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, MATH_INTEGRAL, MATH_TESTS, NUMPY_FUNCTIONS, Field, Lit, evaluate
 from udflow.caught import Caught
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
@@ -84,14 +84,18 @@ RESULTS = {
     # (sqrt, fabs, floor and ceil are exact in both: native, `native_math`; their rows here
     # are for argument types the native forms do not take)
     **{f"math.{name}": {("float",): "float", ("int",): "float"} for name in MATH_FUNCTIONS
-       if name not in ("floor", "ceil")},
-    "math.floor": {("float",): "int", ("int",): "int"},
-    "math.ceil": {("float",): "int", ("int",): "int"},
+       if name not in MATH_INTEGRAL + MATH_TESTS},
+    **{f"math.{name}": {("float",): "int", ("int",): "int"} for name in MATH_INTEGRAL},
+    **{f"math.{name}": {("float",): "bool", ("int",): "bool"} for name in MATH_TESTS},
     # the str methods' forms `native_strings` does not take (a computed argument, a count)
     "str.replace": {("str", "str", "str"): "str", ("str", "str", "str", "int"): "str"},
     "str.zfill": {("str", "int"): "str"},
     "str.find": {("str", "str"): "int", ("str", "str", "int"): "int", ("str", "str", "int", "int"): "int"},
     "str.title": {("str",): "str"},  # Python's Unicode title case, not Spark's initcap
+    # Unicode's tables: Python's on the rows beyond ASCII (`native_case`)
+    **{f"str.{name}": {("str",): "str"} for name in ("casefold", "swapcase")},
+    **{f"str.{name}": {("str",): "bool"} for name in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum",
+                                                     "isspace", "isupper", "islower")},
     "str.capitalize": {("str",): "str"},
     "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
     "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
