@@ -83,6 +83,7 @@ def _run(spark, flow):
 
 CASES = [
     ("map", lambda src: src.map(titled)),
+    ("round", lambda src: src.map(rounded)),  # natively off a tie, Python's call near one
     ("filter", lambda src: src.filter(stripped_title_is_completed)),
     ("reduce", lambda src: src.reduce(["k"], rounded_total)),
     ("math", lambda src: src.map(measured)),
@@ -111,7 +112,7 @@ def test_the_unicode_the_jvm_maps_otherwise_comes_out_as_python_maps_it(spark):
 
 def test_round_is_pythons_on_the_binary_value_not_sparks_on_the_decimal_text(spark):
     flow = uf.source("t", rows=ROWS).map(rounded)
-    assert flow.physical().root.describe() == "native"  # but near a tie (`native_math.lower_round_to`)
+    assert flow.physical().root.describe() == "native, with Python for round (line 43)"  # near a tie only
     lowering, rows = _run(spark, flow)
     plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
     assert "ArrowEvalPython" in plan  # 2.675 and 1.005 are near a tie at 2 digits: Python's rows

@@ -194,9 +194,8 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
             if t in contract or not helper and (t.name in NATIVE_CALLS and arity_fits(t.name, t.args)
                                                 or case_mapped(t, split)):
                 continue
-            if not helper and (parses(t, alone=True) or t.name == "round" and len(t.args) == 2) \
-                    and not (in_aggregate or on_pieces or isinstance(model, GroupFilterModel)):
-                continue  # native where its text is strictly spelled (not near a tie), Python on the other rows
+            if not helper and parses(t, alone=True) and not (in_aggregate or on_pieces or isinstance(model, GroupFilterModel)):
+                continue  # native where its text is strictly spelled, Python on the other rows
             name = "a try statement" if isinstance(t, Caught) else f"your helper {t.name}" if helper else t.name
             if isinstance(model, ExplodeModel) and on_pieces:
                 return f"calls {name} on each piece of the explosion (line {line}), which runs as Python", []

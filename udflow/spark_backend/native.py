@@ -108,6 +108,7 @@ class NativeLowering(RaisingSql, Conditions):
         self.shown = [n for n in self.fields if shown is None or n in shown]
         self.nonnull = nonnull  # fields the data proves never None (Spark reads files as nullable)
         self.nonzero = nonzero  # fields never 0 (a group's count, or a condition proves it): no zero guard
+        self.every_row = (nonnull, nonzero)  # what holds on every input row (`on_every_row`)
         # terms every row reaching the term being lowered has computed without raising
         # (`nullness.computed_by`): reading one again needs no check of its errors
         self.computed: frozenset = frozenset()

@@ -172,16 +172,31 @@ def lower_round_to(low, args, call) -> Typed:
         return _round_int(low, x, n, guards)
     if n == 0:  # y is x exactly
         return Typed(low.guarded(guards, f"rint({x.sql})"), "float", False)
-    if low.python_calls is None or low.lower_raising(call.args[0])[1]:
-        raise NotNative("round(x, n) where the rows near a tie cannot run as Python (or x may raise)")
+    if low.python_calls is None:
+        raise NotNative("round(x, n) where the rows near a tie cannot run as Python")
+    with low.on_every_row():
+        anywhere, raises = low.lower_raising(call.args[0])
+    if raises:
+        raise NotNative("round(x, n) of a term that may raise (the rows near a tie are told apart on every row)")
     scale = literal(10.0 ** abs(n))
-    y, back = (f"({x.sql} * {scale})", "/") if n > 0 else (f"({x.sql} / {scale})", "*")
-    special = f"(isnan({x.sql}) OR {x.sql} IN (double('Infinity'), double('-Infinity')))"
-    clear = (f"(abs({y}) < {literal(2.0 ** 52)} AND "
-             f"abs(abs({y} - rint({y})) - {literal(0.5)}) > abs({y}) * {literal(2.0 ** -50)})")
-    python = low.python_calls.lower(low, call, args, only_where=f"({x.sql} IS NOT NULL AND NOT ({special} OR {clear}))")
-    value = f"CASE WHEN {special} THEN {x.sql} WHEN {clear} THEN (rint({y}) {back} {scale}) ELSE {python.sql} END"
-    return Typed(low.guarded(guards, value), "float", False)
+    off_tie = _off_tie(x.sql, n, scale)
+    python = low.python_calls.lower(low, call, args, only_where=f"({anywhere.sql} IS NOT NULL AND NOT ("
+                                                                f"{_off_tie(anywhere.sql, n, scale)}))")
+    return Typed(low.guarded(guards, f"CASE WHEN {off_tie} THEN {_rounded_at(x.sql, n, scale)} "
+                                     f"ELSE {python.sql} END"), "float", False)
+
+
+def _off_tie(x: str, n: int, scale: str) -> str:
+    """Where round(x, n) is k / 10**n with k = rint(y) (`lower_round_to`), or x itself (NaN,
+    an infinity)."""
+    y = f"({x} * {scale})" if n > 0 else f"({x} / {scale})"
+    return (f"(isnan({x}) OR {x} IN (double('Infinity'), double('-Infinity')) OR (abs({y}) < {literal(2.0 ** 52)} "
+            f"AND abs(abs({y} - rint({y})) - {literal(0.5)}) > abs({y}) * {literal(2.0 ** -50)}))")
+
+
+def _rounded_at(x: str, n: int, scale: str) -> str:
+    y, back = (f"({x} * {scale})", "/") if n > 0 else (f"({x} / {scale})", "*")
+    return f"CASE WHEN isnan({x}) OR {x} IN (double('Infinity'), double('-Infinity')) THEN {x} ELSE (rint({y}) {back} {scale}) END"
 
 
 def _round_int(low, x: Typed, n: int, guards: list) -> Typed:

@@ -130,13 +130,16 @@ def lower_parse(low, args: list, call) -> Typed:
     x = args[0]
     if x.family != "str":
         raise NotNative(f"{call.name} of a {x.family}")
-    if low.lower_raising(call.args[0])[1]:
+    with low.on_every_row():  # as the flag computes it, on every row below
+        anywhere, raises = low.lower_raising(call.args[0])
+    if raises:
         raise NotNative(f"{call.name} of a text that may raise (its strict test is computed on every row)")
-    strict = STRICT[call.name](x.sql, call.args[1:])
-    if strict is None or low.python_calls is None:
+    strict, flag = STRICT[call.name](x.sql, call.args[1:]), STRICT[call.name](anywhere.sql, call.args[1:])
+    if strict is None or flag is None or low.python_calls is None:
         raise NotNative(f"{call.name} with these arguments has no strict spelling here")
     condition, value = strict
     if x.nullable:
         condition = f"({x.sql} IS NOT NULL AND {condition})"
-    python = low.python_calls.lower(low, call, args, only_where=f"(NOT coalesce({condition}, FALSE))")
+    flagged = f"({anywhere.sql} IS NOT NULL AND {flag[0]})"
+    python = low.python_calls.lower(low, call, args, only_where=f"(NOT coalesce({flagged}, FALSE))")
     return Typed(f"CASE WHEN {condition} THEN {value} ELSE {python.sql} END", FAMILY[call.name], False)

@@ -41,6 +41,19 @@ class Conditions:
         finally:
             self.nonnull, self.computed, self.nonnull_terms, self.nonzero = before
 
+    @contextmanager
+    def on_every_row(self) -> Iterator[None]:
+        """Lower as on any input row, knowing nothing a condition proves: for SQL computed
+        below the operator on every row (a flag that hands Python its rows), where a zero
+        guard a condition made needless would raise Spark's own error on the other rows."""
+        before = self.nonnull, self.computed, self.nonnull_terms, self.nonzero
+        self.nonnull, self.nonzero = self.every_row
+        self.computed = self.nonnull_terms = frozenset()
+        try:
+            yield
+        finally:
+            self.nonnull, self.computed, self.nonnull_terms, self.nonzero = before
+
     def knowing(self, condition: Expr, truthy: bool):
         """`assuming` what `condition` having been truthy (or falsy) proves (`nullness`)."""
         if truthy:
