@@ -89,3 +89,59 @@ def test_a_date_minus_a_datetime_stays_python_and_raises_there(spark):
     flow = uf.source("t", rows=[TRIPS[0]]).map(lambda r: {**r, "d": (r["drop"] - r["sent"]).days})
     with pytest.raises(uf.UdfRuntimeError, match="TypeError: unsupported operand"):
         flow.collect(spark=spark)
+
+
+WINDOW = dt.timedelta(days=7, microseconds=3)  # a module-level constant, folded
+
+
+def moved(r):
+    return {"k": r["k"], "due": r["d"] + dt.timedelta(days=30), "back": r["at"] - WINDOW,
+            "next": r["at"] + dt.timedelta(hours=24, seconds=1.5), "odd": r["d"] + dt.timedelta(hours=23),
+            "early": r["d"] + dt.timedelta(hours=-1), "same": r["d"] - dt.timedelta(hours=1),
+            "first": dt.timedelta(minutes=90) + r["at"], "week": r["d"] - dt.timedelta(7)}
+
+
+MOVABLE = [{"k": i, "at": dt.datetime(2024, 2, 28, 23, 30) + dt.timedelta(hours=7 * i, microseconds=i),
+            "d": dt.date(2024, 2, 26) + dt.timedelta(days=i)} for i in range(6)] + [
+    {"k": 8, "at": dt.datetime(1, 1, 8, 0, 0, 0, 3), "d": dt.date(1, 1, 8)},
+    {"k": 9, "at": dt.datetime(9999, 12, 30, 23, 59, 58), "d": dt.date(9999, 11, 30)}]
+
+
+def test_a_date_or_datetime_moved_by_a_constant_timedelta_is_native_and_pythons(spark):
+    flow = uf.source("t", rows=MOVABLE).map(moved)
+    assert flow.physical().root.describe() == "native"
+    assert by_key(flow.collect(spark=spark)) == by_key(map(moved, MOVABLE))
+
+
+@pytest.mark.parametrize("row, error", [
+    ({"k": 10, "at": dt.datetime(2000, 1, 1), "d": dt.date(9999, 12, 31)}, "OverflowError: date value out of range"),
+    ({"k": 11, "at": dt.datetime(1, 1, 7), "d": dt.date(2000, 1, 1)}, "OverflowError: date value out of range"),
+    ({"k": 12, "at": dt.datetime(2000, 1, 1), "d": None},
+     "TypeError: unsupported operand type(s) for +: 'NoneType' and 'datetime.timedelta'"),
+])
+def test_a_move_past_year_9999_or_before_year_1_or_of_none_raises_pythons_error(spark, row, error):
+    flow = uf.source("t", rows=MOVABLE[:1] + [row]).map(moved)
+    for how in ({"engine": "reference"}, {"spark": spark}):
+        with pytest.raises(uf.UdfRuntimeError) as raised:
+            flow.collect(**how)
+        assert error in str(raised.value)
+
+
+LAUNCH = dt.datetime(2023, 6, 1, 9, 0, 0, 1)
+EPOCH = dt.datetime(1970, 1, 1)
+
+
+def since_launch(r):
+    return r["at"] >= LAUNCH and r["at"] != dt.datetime(2024, 2, 27, 5, 7, 11, 999)
+
+
+def epoch_seconds(r):
+    return {"k": r["k"], "epoch": (r["at"] - EPOCH).total_seconds(), "late": r["at"] > LAUNCH}
+
+
+def test_a_naive_datetime_constant_is_a_timestamp_ntz_literal(spark):
+    for flow, fn in ((uf.source("t", rows=ROWS).filter(since_launch), None),
+                     (uf.source("t", rows=ROWS).map(epoch_seconds), epoch_seconds)):
+        assert flow.physical().root.describe() == "native"
+        expected = [r for r in ROWS if since_launch(r)] if fn is None else list(map(fn, ROWS))
+        assert by_key(flow.collect(spark=spark)) == by_key(expected)

@@ -37,7 +37,8 @@ from typing import Any, Iterator, Mapping
 
 from udflow import spark_results
 
-LITERAL_TYPES = (bool, int, float, str, type(None), datetime.date, datetime.datetime, decimal.Decimal)
+LITERAL_TYPES = (bool, int, float, str, type(None), datetime.date, datetime.datetime, datetime.timedelta,
+                 decimal.Decimal)
 
 ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
          "//": operator.floordiv, "%": operator.mod, "**": operator.pow}

@@ -1,6 +1,6 @@
-"""Constants a function builds when it runs: `date(1996, 1, 1)` called in the function body is
-the constant it makes, as a module-level `CUTOFF = date(1996, 1, 1)` already is (closures and
-globals of literal values are folded when the function is read)."""
+"""Constants a function builds when it runs: `date(1996, 1, 1)` or `timedelta(days=30)` called
+in the function body is the constant it makes, as a module-level `CUTOFF = date(1996, 1, 1)`
+already is (closures and globals of literal values are folded when the function is read)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import datetime
 import types
 from typing import Optional
 
-from udflow.expr import Lit
+from udflow.expr import Lit, Neg
 
 DATE_TYPES = (datetime.date, datetime.datetime)
+NUMBERS = (int, float)  # a timedelta's arguments
 
 
 def constant_date(frame, node, args) -> Optional[Lit]:
@@ -27,6 +28,31 @@ def constant_date(frame, node, args) -> Optional[Lit]:
         return Lit(made(*[a.value for a in args]))
     except (ValueError, TypeError, OverflowError):
         return None
+
+
+def constant_timedelta(frame, node, child) -> Optional[Lit]:
+    """`timedelta(days=30)`, `timedelta(7, hours=1.5)` of int and float constants (`child` gives
+    each argument's term): the duration it builds. None for anything else, and where the
+    constructor raises (a magnitude past 999999999 days)."""
+    if _resolved(frame, node.func) is not datetime.timedelta or any(isinstance(a, ast.Starred) for a in node.args) \
+            or any(k.arg is None for k in node.keywords):
+        return None
+    args = [_number(child(frame, a)) for a in node.args]
+    kwargs = {k.arg: _number(child(frame, k.value)) for k in node.keywords}
+    if None in args or None in kwargs.values():
+        return None
+    try:
+        return Lit(datetime.timedelta(*args, **kwargs))
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _number(term):
+    """The int or float a constant term is (`-1` is the negation of a constant), else None."""
+    if isinstance(term, Neg):
+        value = _number(term.operand)
+        return None if value is None else -value
+    return term.value if isinstance(term, Lit) and type(term.value) in NUMBERS else None
 
 
 def _resolved(frame, node):

@@ -24,7 +24,7 @@ from typing import Optional
 
 import builtins
 
-from udflow.analysis.constants import constant_date
+from udflow.analysis.constants import constant_date, constant_timedelta
 from udflow.analysis.resolved import names_module, names_object
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
@@ -323,8 +323,9 @@ def _attribute(frame, node, value):
 
 
 def _call(frame, node, value):
-    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-        return None
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
+            or getattr(node.func, "id", getattr(node.func, "attr", None)) == "timedelta":
+        return constant_timedelta(frame, node, _child)
     affixes = _affix_tuple(frame, node)
     if affixes is not None:
         return affixes
@@ -443,8 +444,6 @@ def table_of(frame, node) -> Optional[Table]:
     else:
         return None
     return Table.of(node.id, value)
-
-
 
 
 def _is_builtin(frame, node, table) -> bool:

@@ -73,7 +73,9 @@ def markdown() -> str:
               "`+` of two strs is native too. A bool is the int 0 or 1 in arithmetic and comparisons",
               "(`True + 1`, `r[\"flag\"] * 1.5`, `True == 1.0`, `False < 0.5`), as in Python. The bitwise",
               "operators `& | ^ << >> ~` are native on ints and bools; an int result past 64 bits",
-              "(`1 << 70`) raises, as for `+`. Any other operator or type runs as Python.", "",
+              "(`1 << 70`) raises, as for `+`. A date or naive datetime plus or minus a constant",
+              "`timedelta` is native (`d + timedelta(days=30)`; a date moves by whole days, as in",
+              "Python). Any other operator or type runs as Python.", "",
               "## Functions and methods", "", "| call | native |", "|---|---|"]
     for name in sorted(expr.FUNCTIONS):
         if name.startswith("spark."):

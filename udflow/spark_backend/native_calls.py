@@ -186,6 +186,8 @@ def arith(low, t) -> Typed:
     """`left op right` (`expr.Arith`): guards for None and a zero divisor, in Python's order and
     words, then the maker of the result's family. A bool is the int 0 or 1 (`True + 1` is 2,
     `True + True` an int, `True / True` a float, `x / False` divides by zero)."""
+    if native_dates.moves(t):
+        return native_dates.shifted(low, t)
     left, right = low.lower(t.left), low.lower(t.right)
     families = {left.family, right.family}
     if not families <= {"int", "float", "decimal", "bool"}:

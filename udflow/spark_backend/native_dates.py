@@ -15,14 +15,27 @@ reads what Python reads of it.
     (int / int, correctly rounded)           |us| <= 2**53 (285 years); beyond, it raises
                                              (the documented `beyond 2**53` guard)
     td.days: floor(microseconds / 86400e6)   integer floor division (pmod), exact
+
+A date or datetime moved by a constant timedelta (`d + timedelta(days=30)`, `ts - WINDOW`)
+has a column, and is native (`shifted`):
+
+    d + td, d - td of a date                 date_add(d, +-td.days): Python moves a date by the
+                                             whole days only (`date + timedelta(hours=23)` is the
+                                             same day; `- timedelta(hours=1)` too, `+
+                                             timedelta(hours=-1)` the day before)
+    ts + td, ts - td of a naive datetime     timestampadd(MICROSECOND, +-td's microseconds, ts)
+    a result before year 1 or after 9999     OverflowError: date value out of range, tested on
+                                             the operand against bounds computed here
+    None: TypeError                          raised, in Python's words
 """
 
 from __future__ import annotations
 
+import datetime
 import operator
 
-from udflow.expr import Arith
-from udflow.spark_backend import native_spans
+from udflow.expr import Arith, Lit
+from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_types import NotNative, Typed
 
 DURATIONS = ("timedelta.total_seconds", "timedelta.days")
@@ -57,3 +70,58 @@ def duration(low, call) -> Typed:
         if beyond is not None:
             guards.append((f"(abs({micros}) > {EXACT_US})", beyond))
     return Typed(low.guarded(guards, f"(CAST({micros} AS DOUBLE) / 1000000.0D)"), "float", False)
+
+
+def moves(t: Arith) -> bool:
+    """Whether `t` adds a constant timedelta to something, or subtracts one from it."""
+    def delta(term) -> bool:
+        return isinstance(term, Lit) and isinstance(term.value, datetime.timedelta)
+    return t.op in ("+", "-") and delta(t.right) or t.op == "+" and delta(t.left)
+
+
+def shifted(low, t: Arith) -> Typed:
+    """`d ± td` of a date or a naive datetime and a constant timedelta (module docstring)."""
+    first = isinstance(t.left, Lit) and isinstance(t.left.value, datetime.timedelta)
+    moment, delta = (t.right, t.left.value) if first else (t.left, t.right.value)
+    x = low.lower(moment)
+    if x.family not in ("date", "datetime"):
+        raise NotNative(f"a {x.family} {t.op} a timedelta")
+    run = operator.add if t.op == "+" else operator.sub
+    guards = []
+    if x.nullable:
+        guards.append((f"({x.sql} IS NULL)", low.error(python_words.raised_by(run, *((delta, None) if first
+                                                                                     else (None, delta))))))
+    if x.family == "date":
+        days = delta.days if t.op == "+" else -delta.days  # date - td is date + timedelta(-td.days)
+        step, smallest, largest, moved = datetime.timedelta(days=days), datetime.date.min, datetime.date.max, \
+            lambda: f"date_add({x.sql}, {days})"
+    else:
+        micros = (delta // datetime.timedelta(microseconds=1)) * (1 if t.op == "+" else -1)
+        step, smallest, largest, moved = datetime.timedelta(microseconds=micros), datetime.datetime.min, \
+            datetime.datetime.max, lambda: f"timestampadd(MICROSECOND, {sql.literal(micros)}, {x.sql})"
+    outside = _outside(x.sql, step, smallest, largest)
+    if outside == "TRUE":  # every value leaves the range: its move is never computed
+        return Typed(low.guarded(guards + [("TRUE", low.error(_OUT_OF_RANGE))], x.sql), x.family, False)
+    if outside != "FALSE":
+        guards.append((outside, low.error(_OUT_OF_RANGE)))
+    return Typed(low.guarded(guards, moved()), x.family, False)
+
+
+_OUT_OF_RANGE = python_words.raised_by(lambda: datetime.date.max + datetime.timedelta(days=1))
+
+
+def _outside(x: str, step: datetime.timedelta, smallest, largest) -> str:
+    """SQL true where x + step leaves [smallest, largest] (the bounds computed here)."""
+    if step == datetime.timedelta(0):
+        return "FALSE"
+    try:
+        bound = (largest - step) if step > datetime.timedelta(0) else (smallest - step)
+    except OverflowError:
+        return "TRUE"
+    return f"({x} {'>' if step > datetime.timedelta(0) else '<'} {_moment(bound)})"
+
+
+def _moment(value) -> str:
+    if isinstance(value, datetime.datetime):
+        return f"TIMESTAMP_NTZ '{value.isoformat(sep=' ')}'"
+    return sql.literal(value)

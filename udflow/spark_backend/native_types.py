@@ -160,7 +160,9 @@ def constant(v, leaf: bool = True) -> Typed:
             raise NotNative(f"the constant {v!r} holds a lone surrogate (a Spark string is UTF-8)")
         return Typed(literal(v), "str", False, True, known=(v,))
     if isinstance(v, datetime.datetime):
-        raise NotNative("datetime constants are not lowered")
+        if v.tzinfo is not None:  # a column of naive datetimes (TIMESTAMP_NTZ) meets it with TypeError
+            raise NotNative(f"the aware datetime constant {v!r}")
+        return Typed(f"TIMESTAMP_NTZ '{v.isoformat(sep=' ')}'", "datetime", False, True, known=(v,))
     if isinstance(v, datetime.date):
         return Typed(literal(v), "date", False, True)
     raise NotNative(f"constant {v!r}")
