@@ -44,19 +44,20 @@ def variants(spark, df):
                       StructField("code", StringType())])
     udf = F.udf(lambda price, code: tuple(cleaned({"id": 0, "price": price, "code": code})[k]
                                           for k in ("net", "cents", "whole", "code_ok", "code")), out)
-    totals = "sum(net) AS net, sum(cents) AS cents, sum(whole) AS whole, count_if(code_ok) AS ok, max(code) AS code"
+    totals = ["sum(net) AS net", "sum(cents) AS cents", "sum(whole) AS whole", "count_if(code_ok) AS ok",
+              "max(code) AS code"]
 
     def udflow_run():
-        return uf.optimize(uf.source("t", dataframe=df).map(cleaned)).best.to_spark(spark).selectExpr(totals).collect()
+        return uf.optimize(uf.source("t", dataframe=df).map(cleaned)).best.to_spark(spark).selectExpr(*totals).collect()
 
     def udf_run():
-        return df.select(udf("price", "code").alias("o")).select("o.*").selectExpr(totals).collect()
+        return df.select(udf("price", "code").alias("o")).select("o.*").selectExpr(*totals).collect()
 
     def bround_run():
         return df.select(F.bround(F.col("price") / 1.2, 2).alias("net"), (F.col("price") * 100).cast("bigint").alias("cents"),
                          F.bround("price", 0).cast("bigint").alias("whole"), F.col("code").rlike(r"^[0-9]+$").alias("code_ok"),
                          F.when(F.length("code") >= 6, F.col("code")).otherwise(F.rpad("code", 6, "0")).alias("code")
-                         ).selectExpr(totals).collect()
+                         ).selectExpr(*totals).collect()
 
     return {"optimized": udflow_run, "udf": udf_run, "bround": bround_run}
 

@@ -52,6 +52,7 @@ import math
 import struct
 from typing import Optional
 
+from udflow.expr import Arith, Field, Lit, Neg
 from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_types import INT_MAX, INT_MIN, NotNative, Typed
 from udflow.spark_backend.sql import call, cast, literal
@@ -172,18 +173,31 @@ def lower_round_to(low, args, call) -> Typed:
         return _round_int(low, x, n, guards)
     if n == 0:  # y is x exactly
         return Typed(low.guarded(guards, f"rint({x.sql})"), "float", False)
-    if low.python_calls is None:
-        raise NotNative("round(x, n) where the rows near a tie cannot run as Python")
-    with low.on_every_row():
+    if low.python_calls is None or not _null_strict(call.args[0]):
+        raise NotNative("round(x, n) where the rows near a tie cannot run as Python, or of a term that may "
+                        "take a value where one of its fields is None")
+    # on every row, as the flag is computed; a None operand raises TypeError in x itself (its
+    # guards, in the CASE), so the flag may read x's SQL without them: null there, no row flagged
+    with low.on_every_row(), low.assuming(frozenset(call.args[0].fields())):
         anywhere, raises = low.lower_raising(call.args[0])
     if raises:
         raise NotNative("round(x, n) of a term that may raise (the rows near a tie are told apart on every row)")
     scale = literal(10.0 ** abs(n))
-    off_tie = _off_tie(x.sql, n, scale)
-    python = low.python_calls.lower(low, call, args, only_where=f"({anywhere.sql} IS NOT NULL AND NOT ("
-                                                                f"{_off_tie(anywhere.sql, n, scale)}))")
-    return Typed(low.guarded(guards, f"CASE WHEN {off_tie} THEN {_rounded_at(x.sql, n, scale)} "
-                                     f"ELSE {python.sql} END"), "float", False)
+    off_tie = _off_tie(anywhere.sql, n, scale)
+    python = low.python_calls.lower(low, call, args, only_where=f"({anywhere.sql} IS NOT NULL AND NOT {off_tie})")
+    # x once, for its errors (a None operand's TypeError); its value is `anywhere`'s there
+    value = (f"CASE WHEN {x.sql} IS NULL THEN NULL WHEN {off_tie} THEN {_rounded_at(anywhere.sql, n, scale)} "
+             f"ELSE {python.sql} END")
+    return Typed(low.guarded(guards, value), "float", False)
+
+
+def _null_strict(term) -> bool:
+    """Arithmetic over fields and numbers: Python raises TypeError wherever a field is None."""
+    if isinstance(term, (Field, Lit)):
+        return not isinstance(term, Lit) or type(term.value) in (int, float)
+    if isinstance(term, Neg):
+        return _null_strict(term.operand)
+    return isinstance(term, Arith) and _null_strict(term.left) and _null_strict(term.right)
 
 
 def _off_tie(x: str, n: int, scale: str) -> str:
