@@ -145,3 +145,24 @@ def test_a_naive_datetime_constant_is_a_timestamp_ntz_literal(spark):
         assert flow.physical().root.describe() == "native"
         expected = [r for r in ROWS if since_launch(r)] if fn is None else list(map(fn, ROWS))
         assert by_key(flow.collect(spark=spark)) == by_key(expected)
+
+
+def churned(r):
+    return r["last_seen"] < r["as_of"] - dt.timedelta(days=90)
+
+
+def test_an_operands_own_error_comes_before_the_type_error_of_a_none_beside_it(spark):
+    """Python computes both operands of `<` before it meets the None: the move's OverflowError
+    is raised, not the comparison's TypeError (`NativeLowering.none_guard` reads every operand)."""
+    rows = [{"last_seen": dt.date(2020, 1, 1), "as_of": dt.date(2020, 6, 1)}, {"last_seen": None, "as_of": dt.date(1, 1, 1)}]
+    flow = uf.source("t", rows=rows).filter(churned)
+    for how in ({"engine": "reference"}, {"spark": spark}):
+        with pytest.raises(uf.UdfRuntimeError, match="OverflowError: date value out of range"):
+            flow.collect(**how)
+
+
+def test_a_duration_from_a_constant_past_2_53_microseconds_runs_in_python(spark):
+    rows = [{"k": 0, "at": dt.datetime(2020, 1, 1)}, {"k": 1, "at": dt.datetime(1, 1, 1)},
+            {"k": 2, "at": dt.datetime(9999, 1, 1, 0, 0, 0, 7)}]
+    flow = uf.source("t", rows=rows).map(epoch_seconds)
+    assert by_key(flow.collect(spark=spark)) == by_key(map(epoch_seconds, rows))

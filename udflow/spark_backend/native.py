@@ -191,6 +191,10 @@ class NativeLowering(RaisingSql, Conditions):
         if not nullable:
             return []
         condition = " OR ".join(f"{o.sql} IS NULL" for o in nullable)
+        if any(RAISES in o.sql for o in operands):
+            # Python computes every operand before the operation meets a None: an operand's own
+            # error comes first. OR would stop at the first None; a sum reads each, in order
+            condition = " + ".join(f"CAST({o.sql} IS NULL AS INT)" for o in operands) + " > 0"
         cases = python_words.none_cases(run, tuple(o.family for o in operands),
                                         tuple(o.nullable for o in operands)) if run is not None else []
         message = [(" AND ".join(f"{operands[i].sql} IS NULL" for i in nones), text) for nones, text in cases] \
@@ -449,6 +453,9 @@ class NativeLowering(RaisingSql, Conditions):
             raise NotNative(f"{t.name} with {len(t.args)} arguments (the receiver included) has no native form")
         self.python_calls.rewind(mark)  # the call computes its arguments itself: they need no column
         return self.python_calls.lower(self, t, args)
+
+
+RAISES = "raise_error("  # in a term's SQL: it may raise
 
 
 def _computed_only(test: Expr) -> bool:

@@ -24,7 +24,7 @@ from pyspark.sql.types import (
 )
 
 from udflow.spark_backend import sql
-from udflow.spark_backend.native_spans import Span
+from udflow.spark_backend.native_spans import EPOCH, Span
 from udflow.spark_backend.sql import literal, wider
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
@@ -162,7 +162,9 @@ def constant(v, leaf: bool = True) -> Typed:
     if isinstance(v, datetime.datetime):
         if v.tzinfo is not None:  # a column of naive datetimes (TIMESTAMP_NTZ) meets it with TypeError
             raise NotNative(f"the aware datetime constant {v!r}")
-        return Typed(f"TIMESTAMP_NTZ '{v.isoformat(sep=' ')}'", "datetime", False, True, known=(v,))
+        micros = (v - EPOCH) // datetime.timedelta(microseconds=1)  # a naive datetime's span (`native_spans`)
+        return Typed(f"TIMESTAMP_NTZ '{v.isoformat(sep=' ')}'", "datetime", False, True, span=Span.between(micros, micros),
+                     known=(v,))
     if isinstance(v, datetime.date):
         return Typed(literal(v), "date", False, True)
     raise NotNative(f"constant {v!r}")
