@@ -169,3 +169,21 @@ def test_split_breaks_at_exactly_pythons_whitespace(spark):
     rng = random.Random(27)
     texts = ["".join(rng.choice(pool) for _ in range(rng.randrange(12))) for _ in range(400)]
     _same_on_spark(spark, split_words, [{"s": s} for s in texts], "native")
+
+
+def parsed_stripped(r):
+    return {"a": float(r["s"].strip()) if r["s"] != "" else None}
+
+
+def test_a_parse_of_a_stripped_nullable_text_is_native_where_strictly_spelled(spark):
+    """The flag handing Python its rows reads `s.strip()` without its None guard (null there:
+    a None text raises Python's AttributeError in the CASE): the parse stays native."""
+    rows = [{"s": " 1.5 "}, {"s": "2"}, {"s": "1e3"}, {"s": "\u0662"}, {"s": ""}]
+    flow = uf.source("t", rows=rows).map(parsed_stripped)
+    df = flow.to_spark(spark)
+    assert "RLIKE" in df._jdf.queryExecution().executedPlan().toString()  # the strict spelling's test
+    assert _records(flow.collect(spark=spark)) == _records(map(parsed_stripped, rows))
+    with_none = uf.source("t", rows=rows + [{"s": None}]).map(parsed_stripped)
+    with pytest.raises(UdfRuntimeError, match="AttributeError: 'NoneType' object has no attribute 'strip'"):
+        with_none.collect(spark=spark)
+    assert "RLIKE" in with_none.to_spark(spark)._jdf.queryExecution().executedPlan().toString()

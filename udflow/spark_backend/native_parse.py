@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from udflow.expr import Lit
+from udflow.expr import Call, Field, Lit, Slice
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import string
 
@@ -122,15 +122,28 @@ def parses(call, alone: bool = False) -> bool:
         strict("x", call.args[1:]) is not None
 
 
+def _null_strict(text) -> bool:
+    """A field's text through str methods of constant arguments and slices: None raises."""
+    if isinstance(text, Field):
+        return True
+    if isinstance(text, Slice):
+        return _null_strict(text.operand)
+    return isinstance(text, Call) and text.name.startswith("str.") and bool(text.args) \
+        and _null_strict(text.args[0]) and all(isinstance(a, Lit) for a in text.args[1:])
+
+
 def lower_parse(low, args: list, call) -> Typed:
     """The call natively where its text is strict, by Python in the plan elsewhere. The flag
     that hands Python its rows is computed on every row below the operator, also where the
-    model never reads the call: so the text must raise nothing (a None receiver's guard in
-    it would raise there), or the call runs as Python whole."""
+    model never reads the call: so the text must raise nothing there, or the call runs as
+    Python whole. A text of str methods and slices over a field raises only where the field
+    is None (Python's AttributeError or TypeError, in the CASE): the flag reads it without
+    those guards, null there."""
     x = args[0]
     if x.family != "str":
         raise NotNative(f"{call.name} of a {x.family}")
-    with low.on_every_row():  # as the flag computes it, on every row below
+    strict_fields = frozenset(call.args[0].fields()) if _null_strict(call.args[0]) else frozenset()
+    with low.on_every_row(), low.assuming(strict_fields):  # as the flag computes it, on every row below
         anywhere, raises = low.lower_raising(call.args[0])
     if raises:
         raise NotNative(f"{call.name} of a text that may raise (its strict test is computed on every row)")
