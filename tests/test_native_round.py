@@ -76,3 +76,11 @@ def test_a_divisor_a_condition_proves_non_zero_never_raises_where_the_rows_are_t
     rows = [{"revenue": 10.0, "orders": 3}, {"revenue": 5.0, "orders": 0}, {"revenue": 2.675, "orders": 1}]
     flow = uf.source("t", rows=rows).map(basket)
     assert sorted(map(repr, flow.collect(engine="spark", spark=spark))) == sorted(map(repr, map(basket, rows)))
+
+
+def test_round_of_an_int_or_a_bool_to_tens_is_half_to_even_and_past_the_longs_python(spark):
+    ints = [{"n": n} for n in (25, 35, -25, -35, 5, 0, 9223372036854775800, -9223372036854775800)]
+    tens = uf.source("t", rows=ints).map(lambda r: {"y": round(r["n"], -1), "h": round(r["n"], -2)})
+    assert sorted(r["y"] for r in tens.collect(engine="spark", spark=spark)) == sorted(round(r["n"], -1) for r in ints)
+    bools = uf.source("t", rows=[{"b": True}, {"b": False}]).map(lambda r: {"y": round(r["b"], -1), "z": round(r["b"], 1)})
+    assert sorted(map(repr, bools.collect(engine="spark", spark=spark))) == ["{'y': 0, 'z': 0}", "{'y': 0, 'z': 1}"]

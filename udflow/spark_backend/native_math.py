@@ -221,12 +221,15 @@ def _round_int(low, x: Typed, n: int, guards: list) -> Typed:
         return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
     if n < -18:
         raise NotNative("round(int, n) with n below -18")
-    step = 10 ** -n
-    limit = native_spans.Limit.unknown() if x.span is None else x.span.within(INT_MIN + step, INT_MAX - step)
+    step, whole = 10 ** -n, cast(x.sql, "BIGINT")  # True is 1
+    if x.family == "bool":
+        limit = native_spans.Limit.never_fires()
+    else:
+        limit = native_spans.Limit.unknown() if x.span is None else x.span.within(INT_MIN + step, INT_MAX - step)
     overflow = low.cannot_hold(native_spans.OVERFLOW, limit)
     if overflow is not None:
-        guards = guards + [(f"({x.sql} > {INT_MAX - step} OR {x.sql} < {INT_MIN + step})", overflow)]
-    return Typed(low.guarded(guards, f"bround({cast(x.sql, 'BIGINT')}, {n})"), "int", False)
+        guards = guards + [(f"({whole} > {INT_MAX - step} OR {whole} < {INT_MIN + step})", overflow)]
+    return Typed(low.guarded(guards, f"bround({whole}, {n})"), "int", False)
 
 
 def _contract(name: str, spark_name: str, raises_where=None, raising_value: float = 0.0):
