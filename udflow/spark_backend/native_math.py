@@ -162,7 +162,9 @@ def lower_round_to(low, args, call) -> Typed:
     is Python's where y lies farther than 2**-50 * |y| from a half-integer and |y| < 2**52;
     on the other rows (near a tie, or too large) Python computes it (`python_calls`, handed
     those rows only). NaN and the infinities are their own value, as in Python. The flag
-    that picks those rows is computed on every row below: x must raise nothing."""
+    that picks those rows is computed on every row below, so x must be arithmetic over
+    fields and numbers (`_null_strict`: it raises only where a field is None, which the
+    CASE raises) raising nothing else whatever a condition around it proves."""
     x, digits = args
     _number("round", x)
     n = sql.int_of_literal(digits.sql)
