@@ -166,3 +166,19 @@ def test_a_duration_from_a_constant_past_2_53_microseconds_runs_in_python(spark)
             {"k": 2, "at": dt.datetime(9999, 1, 1, 0, 0, 0, 7)}]
     flow = uf.source("t", rows=rows).map(epoch_seconds)
     assert by_key(flow.collect(spark=spark)) == by_key(map(epoch_seconds, rows))
+
+
+HOLIDAYS = {"2024-12-25", "0001-01-01"}
+
+
+def written(r):
+    return {"k": r["k"], "day": r["d"].isoformat(), "at": r["at"].isoformat(), "day_str": str(r["d"]),
+            "at_str": str(r["at"]), "off": r["d"].isoformat() in HOLIDAYS, "both": f"{r['d']}/{r['at']}"}
+
+
+def test_isoformat_and_str_of_dates_and_datetimes_are_native_and_pythons(spark):
+    rows = ROWS + [{"k": 20, "at": dt.datetime(5, 1, 2, 3, 4, 5, 7), "d": dt.date(5, 1, 2)},
+                   {"k": 21, "at": dt.datetime(2024, 12, 25, 3, 4, 5, 120000), "d": dt.date(2024, 12, 25)}]
+    flow = uf.source("t", rows=rows).map(written)
+    assert flow.physical().root.describe() == "native"
+    assert by_key(flow.collect(spark=spark)) == by_key(map(written, rows))

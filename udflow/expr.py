@@ -110,6 +110,7 @@ FUNCTIONS = {
     "date.second": lambda d: d.second,
     "date.weekday": lambda d: d.weekday(),  # Monday 0 .. Sunday 6
     "date.isoweekday": lambda d: d.isoweekday(),  # Monday 1 .. Sunday 7
+    "date.isoformat": lambda d: d.isoformat(),
     "timedelta.total_seconds": lambda td: td.total_seconds(),
     "timedelta.days": lambda td: td.days,
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
@@ -121,7 +122,7 @@ FUNCTIONS = {
 }
 
 
-DATE_METHODS = ("weekday", "isoweekday", "date", "strftime")  # the "date." calls that are methods
+DATE_METHODS = ("weekday", "isoweekday", "date", "strftime", "isoformat")  # the "date." calls that are methods
 
 
 class Expr:

@@ -81,7 +81,7 @@ METHODS = {"str.lower": "lower", "str.upper": "upper", "str.strip": "strip", "st
                                                "isalnum", "isspace", "isupper", "islower", "isascii", "count",
                                                "removeprefix", "removesuffix", "ljust", "rjust")},
            "date.weekday": "weekday", "date.isoweekday": "isoweekday", "date.date": "date",
-           "date.strftime": "strftime", "timedelta.total_seconds": "total_seconds"}
+           "date.strftime": "strftime", "timedelta.total_seconds": "total_seconds", "date.isoformat": "isoformat"}
 ATTRIBUTES = {"date.year": "year", "date.month": "month", "date.day": "day", "date.hour": "hour",
               "date.minute": "minute", "date.second": "second", "timedelta.days": "days"}
 INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",

@@ -381,12 +381,14 @@ def _call_int(low, args):
 
 def _call_str(low, args):
     """str(x) (and an f-string's `{x}`): a str as it is, an int in decimal digits (Spark's cast
-    writes the same), a bool as True/False, None as 'None'. A float (Python writes its repr)
+    writes the same), a bool as True/False, None as 'None', a date or naive datetime as its
+    isoformat with a space (`native_dates.iso_text`). A float (Python writes its repr)
     or a Decimal (its exponent) is not native."""
     (x,) = args
     texts = {"str": x.sql, "int": cast(x.sql, "STRING"),
              # no ELSE: a None bool stays null, for the coalesce below to write 'None'
-             "bool": f"CASE WHEN {x.sql} THEN 'True' WHEN NOT {x.sql} THEN 'False' END", "none": "'None'"}
+             "bool": f"CASE WHEN {x.sql} THEN 'True' WHEN NOT {x.sql} THEN 'False' END", "none": "'None'",
+             **{family: native_dates.iso_text(x.sql, family, " ") for family in ("date", "datetime")}}
     if x.family not in texts:
         raise NotNative(f"str() of {x.family}")
     if x.family == "none" or not x.nullable:
@@ -435,6 +437,7 @@ CALLS = {
     "date.second": _time_part("second"),
     "date.weekday": _weekday(iso=False),
     "date.isoweekday": _weekday(iso=True),
+    "date.isoformat": native_dates.isoformat,
     "min": _min_max("least"),
     "max": _min_max("greatest"),
     "float": _call_float,

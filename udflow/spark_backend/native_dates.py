@@ -125,3 +125,26 @@ def _moment(value) -> str:
     if isinstance(value, datetime.datetime):
         return f"TIMESTAMP_NTZ '{value.isoformat(sep=' ')}'"
     return sql.literal(value)
+
+
+def iso_text(x: str, family: str, sep: str) -> str:
+    """Python's `d.isoformat()` (`sep` "T") or `str(d)` (" ") of a date or a naive datetime:
+    Spark's cast writes a date's (years 1 to 9999 at four digits, as Python); a datetime's
+    microseconds follow its seconds only where they are not 0, at six digits (Spark's cast
+    would trim their trailing zeros)."""
+    if family == "date":
+        return f"CAST({x} AS STRING)"
+    fraction = f"date_format({x}, 'SSSSSS')"
+    seconds = f"date_format({x}, {sql.string(f'yyyy-MM-dd{chr(39)}{sep}{chr(39)}HH:mm:ss')})"
+    return f"concat({seconds}, CASE WHEN {fraction} = '000000' THEN '' ELSE concat('.', {fraction}) END)"
+
+
+def isoformat(low, args) -> Typed:
+    """`d.isoformat()` of a date or a naive datetime (an aware one has no column here)."""
+    (x,) = args
+    if x.family not in ("date", "datetime"):
+        raise NotNative(f"isoformat() of a {x.family}")
+    message = python_words.words(python_words.attribute("isoformat"), None) or \
+        "AttributeError: 'NoneType' object has no attribute 'isoformat'"
+    guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+    return Typed(low.guarded(guards, iso_text(x.sql, x.family, "T")), "str", False)

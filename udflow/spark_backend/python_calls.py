@@ -75,6 +75,7 @@ from udflow.spark_backend.sql import case, ident
 # call -> (argument families -> result family): the forms whose result has one type
 RESULTS = {
     "str": {("float",): "str", ("date",): "str"},  # repr of a float; isoformat of a date
+    "date.isoformat": {("date",): "str", ("datetime",): "str"},
     "str.lower": {("str",): "str"},
     "str.upper": {("str",): "str"},
     # strip(chars): the native forms strip whitespace only
