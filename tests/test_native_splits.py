@@ -1,4 +1,5 @@
-"""A str's split read in place, `s.split(sep)[i]` and `len(s.split(sep))` (`udflow.splits`),
+"""A str's split read in place, `s.split(sep)[i]`, `len(s.split(sep))` and `j.join(s.split(sep))`,
+and `j.join([a, b])` (`udflow.splits`),
 natively (`native_splits`): Python's pieces (empty ones at the ends kept for a separator,
 runs of Unicode whitespace for `split()`), Python's IndexError past them and AttributeError
 on None, on Spark as in Python."""
@@ -10,14 +11,16 @@ import pytest
 import udflow as uf
 from udflow.analysis import analyze
 from udflow.expr import Field, Lit
-from udflow.splits import SplitItem, SplitLen
+from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
 from tests.test_native_differential import native_error, python_outcome, same
 
 TEXTS = ["a@b.com", "nobody", "@", "a@b@c", "", ",", "x, y,,z", " lead trail ", "\u2003uni\u2003code\u3000", "a\u00df@\u0130",
          "http://host/path", "///", "a::b::", "::", "tab\tsep\n", None]
 TERMS = [SplitItem(Field("s"), sep, i) for sep in ("@", ",", "/", "::", None) for i in (0, 1, 2, -1, -2)] + \
     [SplitLen(Field("s"), sep) for sep in ("@", ",", "::", None)] + \
-    [SplitItem(Lit("a,b"), ",", 1), SplitLen(Lit(""), None)]
+    [SplitItem(Lit("a,b"), ",", 1), SplitLen(Lit(""), None)] + \
+    [SplitJoin(Field("s"), sep, joiner) for sep in (",", "::", None) for joiner in (" ", "", "$1\\")] + \
+    [JoinItems(",", (Field("s"), Lit("x"))), JoinItems("", (Lit("x"), Field("s"), Field("s")))]
 
 
 def domain(r):
@@ -45,7 +48,8 @@ def test_split_items_and_lengths_agree_with_python(spark):
                 assert same(outcome[1], rows[i][f"t{k}"]), (str(term), TEXTS[i], outcome[1], rows[i][f"t{k}"])
                 compared += 1
     raising = [(k, i) for k in outcomes for i, o in enumerate(outcomes[k]) if o[0] == "raises"]
-    assert {o[1].split(":")[0] for k, i in raising for o in [outcomes[k][i]]} == {"IndexError", "AttributeError"}
+    assert {o[1].split(":")[0] for k, i in raising for o in [outcomes[k][i]]} == {"IndexError", "AttributeError",
+                                                                                  "TypeError"}
     for k, i in raising[:: max(1, len(raising) // 10)]:
         message = native_error(table, columns[k], i)
         assert message.startswith(f"term_{k} (test.py:{k + 1}) raised {outcomes[k][i][1]}\n"), message[:300]
@@ -66,3 +70,15 @@ def test_an_email_domain_runs_natively_its_case_mapping_on_ascii_rows(spark):
     flow = uf.source("t", rows=rows).map(domain)
     assert flow.physical()[flow.root.label].describe() == "native"
     assert sorted(map(repr, flow.collect(spark=spark))) == sorted(map(repr, flow.collect(engine="reference")))
+
+
+def tidied(r):
+    return {**r, "name": " ".join(r["name"].split()), "tags": ",".join([r["category"], r["brand"]]),
+            "path": "/".join(r["path"].split("\\"))}
+
+
+def test_the_analysis_models_a_join_of_a_split_and_of_a_list_display():
+    fields = dict(analyze(tidied).model.cases[0].emit.fields)
+    assert fields["name"] == SplitJoin(Field("name"), None, " ")
+    assert fields["tags"] == JoinItems(",", (Field("category"), Field("brand")))
+    assert fields["path"] == SplitJoin(Field("path"), "\\", "/")

@@ -3,6 +3,8 @@
     r["email"].split("@")[-1]        SplitItem(Field('email'), '@', -1)
     r["title"].split()[0]            SplitItem(Field('title'), None, 0)
     len(r["tags"].split(","))        SplitLen(Field('tags'), ',')
+    " ".join(r["name"].split())      SplitJoin(Field('name'), None, ' ')
+    ",".join([r["a"], r["b"]])       JoinItems(',', (Field('a'), Field('b')))
 
 `sep` None is `split()`: runs of whitespace, none at either end. Meaning, Python's: a None
 operand raises AttributeError (`'NoneType' object has no attribute 'split'`), an empty `sep`
@@ -44,3 +46,34 @@ class SplitLen(Expr):
 
     def __str__(self) -> str:
         return f"len({self.operand}.split({'' if self.sep is None else repr(self.sep)}))"
+
+
+@dataclass(frozen=True)
+class SplitJoin(Expr):
+    """`joiner.join(operand.split(sep))`: the pieces joined again (whitespace runs made one
+    `joiner` and the ends trimmed, for `sep` None)."""
+
+    operand: Expr
+    sep: Optional[str]
+    joiner: str
+
+    def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
+        return self.joiner.join(evaluate(self.operand, record).split(self.sep))
+
+    def __str__(self) -> str:
+        return f"{self.joiner!r}.join({self.operand}.split({'' if self.sep is None else repr(self.sep)}))"
+
+
+@dataclass(frozen=True)
+class JoinItems(Expr):
+    """`joiner.join([a, b, ...])` of a list or tuple display: its items computed left to
+    right, then joined; an item that is not a str (None) raises TypeError naming its index."""
+
+    joiner: str
+    items: tuple
+
+    def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
+        return self.joiner.join([evaluate(item, record) for item in self.items])
+
+    def __str__(self) -> str:
+        return f"{self.joiner!r}.join([{', '.join(str(i) for i in self.items)}])"

@@ -1,12 +1,14 @@
-"""The model's terms for a str's split read in place: `s.split(sep)[i]` and `len(s.split(sep))`
-(`udflow.splits`). The list itself has no term: only these two uses of it do."""
+"""The model's terms for a str's split read in place: `s.split(sep)[i]`, `len(s.split(sep))` and
+`j.join(s.split(sep))`, and for `j.join([a, b])` (`udflow.splits`). The list itself has no term:
+only these uses of it do."""
 
 from __future__ import annotations
 
 import ast
 from typing import Callable, Optional
 
-from udflow.expr import Lit
+from udflow.expr import Expr, Lit
+from udflow.splits import JoinItems, SplitJoin
 
 
 def split_of(frame, node, child: Callable, is_str: Callable) -> Optional[tuple]:
@@ -34,3 +36,22 @@ def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len:
         return None
     split = split_of(frame, node.args[0], child, is_str)
     return split if split is not None and is_builtin_len() else None
+
+
+def join_of(frame, node, child: Callable, is_str: Callable) -> Optional[Expr]:
+    """`<a str constant>.join(<a split split_of takes>)` as a `SplitJoin`, `.join([a, b, ...])`
+    of str terms (a list or tuple display) as `JoinItems`; None for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+            and len(node.args) == 1 and not node.keywords):
+        return None
+    joiner = child(frame, node.func.value)
+    if not (isinstance(joiner, Lit) and isinstance(joiner.value, str)):
+        return None
+    (arg,) = node.args
+    split = split_of(frame, arg, child, is_str)
+    if split is not None:
+        return SplitJoin(*split, joiner.value)
+    if not isinstance(arg, (ast.List, ast.Tuple)) or not arg.elts or any(isinstance(e, ast.Starred) for e in arg.elts):
+        return None
+    items = [child(frame, e) for e in arg.elts]
+    return JoinItems(joiner.value, tuple(items)) if all(i is not None and is_str(i) for i in items) else None

@@ -30,9 +30,9 @@ from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
-from udflow.splits import SplitItem, SplitLen
+from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
 from udflow.tables import InTable, Table, TableGet, TableItem
-from udflow.analysis.split_terms import split_len_of, split_of
+from udflow.analysis.split_terms import join_of, split_len_of, split_of
 from udflow.expr import (
     ARITH,
     DATE_METHODS,
@@ -243,7 +243,7 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 
 def _is_str_term(term: Expr) -> bool:
-    return isinstance(term, (Field, SplitItem)) or isinstance(term, Elem) and term.split \
+    return isinstance(term, (Field, SplitItem, SplitJoin, JoinItems)) or isinstance(term, Elem) and term.split \
         or (isinstance(term, Call) and (term.name.startswith("str.") or term.name == "str"))
 
 
@@ -332,6 +332,8 @@ def _call(frame, node, value):
     split = split_len_of(frame, node, _child, _is_str_term, lambda: _is_builtin(frame, node, vars(builtins)))
     if split is not None:
         return SplitLen(*split)
+    if (joined := join_of(frame, node, _child, _is_str_term)) is not None:
+        return joined
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None

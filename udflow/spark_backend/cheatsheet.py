@@ -46,6 +46,8 @@ EXAMPLES = {
     "Slice": 'r["phone"][:2]',
     "SplitItem": 'r["email"].split("@")[-1], r["title"].split()[0]',
     "SplitLen": 'len(r["tags"].split(","))',
+    "SplitJoin": '" ".join(r["name"].split())',
+    "JoinItems": '",".join([r["category"], r["brand"]])',
     "Call": 'abs(r["x"]), r["name"].strip(), r["d"].year',
     "TableGet": 'REGIONS.get(r["country"], "other")',
     "TableItem": 'RATES[r["currency"]]',

@@ -399,6 +399,12 @@ class NativeLowering(RaisingSql, Conditions):
     def _SplitLen(self, t) -> Typed:
         return native_splits.split_len(self, t)
 
+    def _SplitJoin(self, t) -> Typed:
+        return native_splits.split_join(self, t)
+
+    def _JoinItems(self, t) -> Typed:
+        return native_splits.join_items(self, t)
+
     def _Caught(self, t) -> Typed:
         return native_caught.lower_caught(self, t)
 

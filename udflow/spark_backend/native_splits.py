@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from udflow.spark_backend.native_strings import PY_WHITESPACE
+from udflow.spark_backend.native_strings import PY_WHITESPACE, WHITESPACE
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import call, literal
 
@@ -75,3 +75,39 @@ def split_len(low, t) -> Typed:
     x = _operand(low, t)
     guards = [(f"({x.sql} IS NULL)", low.error(NONE_SPLIT))] if x.nullable else []
     return Typed(low.guarded(guards, f"CAST(size({pieces(x.sql, t.sep, x.leaf)}) AS BIGINT)"), "int", False)
+
+
+def split_join(low, t) -> Typed:
+    """`SplitJoin`: over whitespace, the text trimmed of Python's whitespace and each run of it
+    made one joiner; over a separator, each separator replaced by the joiner (the pieces keep
+    their empty ones, and joining puts them back)."""
+    x = _operand(low, t)
+    guards = [(f"({x.sql} IS NULL)", low.error(NONE_SPLIT))] if x.nullable else []
+    if t.sep == "":
+        raise NotNative("split('') raises ValueError in Python")
+    if t.sep is None:
+        replacement = t.joiner.replace("\\", "\\\\").replace("$", "\\$")  # Java's replacement syntax
+        trimmed = f"TRIM(BOTH {literal(WHITESPACE)} FROM {x.sql})"
+        value = call("regexp_replace", trimmed, literal(f"[{PY_WHITESPACE}]+"), literal(replacement))
+    else:
+        value = call("replace", x.sql, literal(t.sep), literal(t.joiner))
+    return Typed(low.guarded(guards, value), "str", False)
+
+
+def join_items(low, t) -> Typed:
+    """`JoinItems`: the items concatenated with the joiner between them; Python computes every
+    item before joining, then raises TypeError at the first that is None."""
+    items = [low.lower(i) for i in t.items]
+    if any(i.family != "str" for i in items):
+        raise NotNative("a join of items not all str (Python raises TypeError)")
+    nullable = [(k, i) for k, i in enumerate(items) if i.nullable]
+    guards = []
+    if nullable:
+        condition = " + ".join(f"CAST({i.sql} IS NULL AS INT)" for i in items) + " > 0"
+        message = [(f"({i.sql} IS NULL)", f"TypeError: sequence item {k}: expected str instance, NoneType found")
+                   for k, i in nullable]
+        guards.append((f"({condition})", low.error(message)))
+    parts = [items[0].sql]
+    for item in items[1:]:
+        parts += [literal(t.joiner), item.sql] if t.joiner else [item.sql]
+    return Typed(low.guarded(guards, call("concat", *parts)), "str", False)
