@@ -19,7 +19,7 @@ from udflow.analysis.model import NO_RECORD, RAISES
 from udflow.analysis.resolved import names_object
 from udflow.caught import Caught, exception_class
 from udflow.analysis.state import RECORD_KINDS
-from udflow.expr import LITERAL_TYPES, Elem, Item, Lit, Not
+from udflow.expr import LITERAL_TYPES, Elem, IfElse, Item, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
 from udflow.analysis.terms import is_tuple_aggregate, table_of, truth_term
 from udflow.analysis.values import (
@@ -79,6 +79,29 @@ class Statements:
                 merged[k] = merged[k].join(v) if k in merged else v
         self.env = merged
 
+    def merge_terms(self, body: dict, orelse: dict, condition, body_exits: bool, orelse_exits: bool) -> None:
+        """After `if condition:`, a name bound in both branches to different terms is the term
+        `IfElse(condition, body's, orelse's)`; where one branch leaves the function, what
+        follows sees the other's. A name a branch that goes on leaves unbound has no term:
+        Python raises UnboundLocalError reading it there, which no term says."""
+        for name, v in list(self.env.items()):
+            if name not in body and not body_exits or name not in orelse and not orelse_exits:
+                self.env[name] = Val(v.atoms | OTHER.atoms, v.deps)  # maybe unbound: no one value
+                continue
+            if condition is None or name not in body or name not in orelse:
+                continue
+            ours, theirs = body[name].term, orelse[name].term
+            if body_exits and not orelse_exits:
+                term = theirs
+            elif orelse_exits and not body_exits:
+                term = ours
+            elif ours is None or theirs is None:
+                term = None
+            else:
+                term = ours if ours == theirs else IfElse(condition, ours, theirs)
+            if term is not None:
+                self.env[name] = v.with_term(term)
+
     def stmt(self, s) -> None:
         an = self.an
         if isinstance(s, ast.Expr):
@@ -117,6 +140,7 @@ class Statements:
             with self.narrowed(s.test, False):
                 orelse = self.guarded_block(s.orelse, "else", s, deps, None if condition is None else Not(condition))
             self.join_env(body, orelse)
+            self.merge_terms(body, orelse, condition, exits(s.body), exits(s.orelse))
             if exits(s.body) or exits(s.orelse):
                 self.pc |= deps  # what follows runs only on some paths
                 if not (exits(s.body) and exits(s.orelse)):
