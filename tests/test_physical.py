@@ -30,7 +30,7 @@ def doubled(r):
 
 
 def worded(r):
-    return {"o_id": r["o_id"], "o_word": "-".join(r["o_note"].split()), "o_total": r["o_total"]}  # join: no model
+    return {"o_id": r["o_id"], "o_word": r["o_note"].center(20), "o_total": r["o_total"]}  # center: no model
 
 
 def per_customer(rows):
