@@ -6,21 +6,12 @@ no term (Python's UnboundLocalError there), and the function stays Python."""
 import pytest
 
 import udflow as uf
+from bench.coverage_corpus.conditionals import price_band  # if / elif / else, each binding `band`
 from udflow.analysis import analyze
 from udflow.expr import IfElse
 
 ROWS = [{"k": i, "price": p, "n": n, "kind": t} for i, (p, n, t) in
         enumerate([(5.0, 0, "refund"), (50.0, 3, "sale"), (500.0, -1, "refund"), (10.0, 10, "x"), (99.5, 2, "sale")])]
-
-
-def banded(r):
-    if r["price"] < 10:
-        band = "low"
-    elif r["price"] < 100:
-        band = "mid"
-    else:
-        band = "high"
-    return {**r, "band": band}
 
 
 def reassigned(r):
@@ -56,7 +47,7 @@ def unbound_on_one_path(r):
     return {**r, "note": note}  # noqa: F821 - UnboundLocalError where n <= 0, as Python
 
 
-@pytest.mark.parametrize("fn", [banded, reassigned, divided, exits_early])
+@pytest.mark.parametrize("fn", [price_band, reassigned, divided, exits_early])
 def test_a_local_bound_in_branches_is_the_taken_branchs_value_natively(spark, fn):
     assert any(isinstance(t, IfElse) for c in analyze(fn).model.cases for _, e in c.emit.fields for t in e.walk()) \
         or fn is exits_early
