@@ -109,7 +109,7 @@ def to_integer(low, name: str, run, x: Typed, value, guards: list) -> Typed:
         return Typed(low.guarded(guards, cast(x.sql, "BIGINT")), "int", False)
     guards = guards + [
         (f"isnan({x.sql})", low.error(python_words.raised_by(run, math.nan))),
-        (f"({x.sql} IN (double('Infinity'), double('-Infinity')))", low.error(python_words.raised_by(run, math.inf))),
+        (_infinite(x.sql), low.error(python_words.raised_by(run, math.inf))),
     ]
     span = native_spans.to_int(x.span)
     overflow = low.cannot_hold(native_spans.OVERFLOW, native_spans.fits_long(span))
@@ -135,8 +135,8 @@ def _classify(name: str):
     always converts to a double)."""
     run = getattr(math, name)
     tests = {"isnan": lambda v: f"isnan({v})",
-             "isinf": lambda v: f"({v} IN (double('Infinity'), double('-Infinity')))",
-             "isfinite": lambda v: f"NOT (isnan({v}) OR {v} IN (double('Infinity'), double('-Infinity')))"}
+             "isinf": _infinite,
+             "isfinite": lambda v: f"NOT (isnan({v}) OR {_infinite(v)})"}
 
     def make(low, args) -> Typed:
         (x,) = args
@@ -206,13 +206,13 @@ def _off_tie(x: str, n: int, scale: str) -> str:
     """Where round(x, n) is k / 10**n with k = rint(y) (`lower_round_to`), or x itself (NaN,
     an infinity)."""
     y = f"({x} * {scale})" if n > 0 else f"({x} / {scale})"
-    return (f"(isnan({x}) OR {x} IN (double('Infinity'), double('-Infinity')) OR (abs({y}) < {literal(2.0 ** 52)} "
+    return (f"(isnan({x}) OR {_infinite(x)} OR (abs({y}) < {literal(2.0 ** 52)} "
             f"AND abs(abs({y} - rint({y})) - {literal(0.5)}) > abs({y}) * {literal(2.0 ** -50)}))")
 
 
 def _rounded_at(x: str, n: int, scale: str) -> str:
     y, back = (f"({x} * {scale})", "/") if n > 0 else (f"({x} / {scale})", "*")
-    return f"CASE WHEN isnan({x}) OR {x} IN (double('Infinity'), double('-Infinity')) THEN {x} ELSE (rint({y}) {back} {scale}) END"
+    return f"CASE WHEN isnan({x}) OR {_infinite(x)} THEN {x} ELSE (rint({y}) {back} {scale}) END"
 
 
 def _round_int(low, x: Typed, n: int, guards: list) -> Typed:
@@ -260,7 +260,7 @@ def _overflowed(x: str, value: str) -> str:  # exp past 1.8e308 from a finite x:
     return f"({value} = double('Infinity') AND {x} <> double('Infinity'))"
 
 
-def _infinite(x: str, _value: str) -> str:  # sin, cos, tan of an infinity: math domain error
+def _infinite(x: str, _value: str = "") -> str:  # +-inf; sin, cos, tan of one: math domain error
     return f"({x} IN (double('Infinity'), double('-Infinity')))"
 
 
