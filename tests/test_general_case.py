@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from decimal import Decimal
 
 import pytest
@@ -137,6 +138,41 @@ def test_an_explosions_fields_and_a_maps_cases_get_pythons_values(spark):
     assert _same_as_python(spark, uf.source("t", rows=rows).map(halves))
     rows = [{"x": BIG}, {"x": 5000}, {"x": SMALLEST}, {"x": 3}, {"x": -2000}]
     assert _same_as_python(spark, uf.source("t", rows=rows).map(tiered))
+
+
+def _python_side(lowering, flow) -> str:
+    """The Spark plan of the rows the root's function runs in Python (the Union's last input)."""
+    plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
+    lines = plan.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.lstrip().startswith("Union")) + 1
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    return "\n".join(lines[next(k for k in range(start + 1, len(lines)) if lines[k][indent:].startswith("+- ")):])
+
+
+@pytest.mark.parametrize("fn, rows, reads", [
+    (halves, [{"s": "a b", "x": BIG, "note": "n" * 50}, {"s": "c", "x": 4, "note": "m"}], ["s", "x"]),
+    (past_64_bits, [{"x": BIG, "note": "n" * 50}, {"x": 3, "note": None}], ["x"]),
+    (huge_product, [{"a": BIG, "b": 2, "note": "n"}, {"a": 2, "b": 3, "note": "m"}], ["a", "b"]),
+], ids=["explosion", "map", "filter"])
+def test_the_python_side_is_shown_the_fields_it_reads_and_the_others_stay_native(spark, fn, rows, reads):
+    """The rows outside the bound cross to Python as the columns the function reads (a scalar
+    UDF), not as whole records: `note`, which it only copies, never leaves the JVM."""
+    base = uf.source("t", rows=rows)
+    flow = base.filter(fn) if fn is huge_product else base.map(fn)
+    lowering, rows_out = _run(spark, flow)
+    assert _bag(rows_out) == _bag(flow.collect(engine="reference"))
+    side = _python_side(lowering, flow)
+    call = re.search(r"ArrowEvalPython \[run\(([^)]*)\)", side)
+    assert "MapInArrow" not in side and call, side
+    assert [re.sub(r"#\d+L?$", "", c) for c in call.group(1).split(", ")] == reads, side
+
+
+def test_a_filter_above_the_python_side_does_not_spare_it_a_row(spark):
+    """The Python side's call is pinned (nondeterministic): a later filter on a field it only
+    copies is not pushed below it, so a row Python raises on raises, as Python does."""
+    rows = [{"a": BIG, "b": 0, "keep": False}, {"a": 2, "b": 1, "keep": True}]
+    flow = uf.source("t", rows=rows).map(exact_ratio).filter(lambda r: r["keep"])
+    assert _error(flow, engine="reference") == _error(flow, spark=spark)
 
 
 def test_pythons_errors_stay_pythons_on_both_sides_of_the_bound(spark):

@@ -9,6 +9,12 @@ bits, an `int / int` past 2**53), the normal case that proves it does not
     other rows:   df.filter(NOT ...)                 -> the user's function, record by record
     result:       the union of the two, by name
 
+The other rows cross to Python as the columns the function reads (a pure filter, or a Map
+that copies its record, `{**r, ...}`: a scalar UDF, `scalar.exploded_map`), the fields it
+only copies staying in the JVM: documents' tokenizer over its texts beyond ASCII once
+sent each text back through Arrow once per word it emitted. Other functions see whole
+records (`mapInArrow`).
+
 so every row gets what Python gives it: its value, or its error in Python's words. The
 bound is a comparison with constants, which Spark pushes into a Parquet scan: row groups
 whose statistics lie inside it are skipped by the general side without being read. The
@@ -38,9 +44,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from pyspark.sql import DataFrame
+from pyspark.sql.types import StructType
 
+from udflow.fields import properties_of
 from udflow.plan import Cross, Map, Match, Reduce
-from udflow.spark_backend import functions
+from udflow.spark_backend import functions, scalar
 from udflow.spark_backend import udf as executor
 from udflow.spark_backend.memo import remembered, select_expr
 from udflow.spark_backend.native_groups import Reduced
@@ -94,12 +102,30 @@ def _with_general(node: Map | Match | Cross, df: DataFrame, native: Ran, normal:
     others = df.filter(normal.other_rows())
     if not normal.conditions:  # rows past a bound are rare: one task; a row condition's may be many
         others = others.coalesce(1)
-    if isinstance(node, Map) and node.is_filter:
-        general = others.mapInArrow(executor.filter_partitions(udf, False), others.schema)
-    else:
-        schema = native.frame.schema
-        general = others.mapInArrow(executor.map_partitions(udf, False, encoder(schema)), schema)
+    general = _in_python(node, others, native.frame, udf, encoder)
     return Ran(native.frame.unionByName(general), native.nonnull, normal)
+
+
+def _in_python(node: Map | Match | Cross, others: DataFrame, native: DataFrame, udf: Udf,
+               encoder: Callable[[object], Encoder]) -> DataFrame:
+    """`others` through the node's function in Python, as the columns of its `native` side.
+    A filter, or a Map that copies its record, is a scalar UDF over the fields it reads
+    (and writes), the rest of the row staying native (`scalar`); any other function sees
+    whole records (`mapInArrow`)."""
+    if isinstance(node, Map) and node.is_filter:
+        shown = properties_of(node).read_projection()
+        columns = [c for c in others.columns if shown is not None and c in shown]
+        if columns:
+            return others.filter(scalar.predicate(node, udf, columns))
+        return others.mapInArrow(executor.filter_partitions(udf, False), others.schema)
+    if isinstance(node, Map):
+        writes = properties_of(node).writes
+        written = StructType([f for f in native.schema.fields if f.name in writes])
+        general = scalar.exploded_map(node, udf, others, written, encoder(written), native.columns)
+        if general is not None:
+            return general
+    schema = native.schema
+    return others.mapInArrow(executor.map_partitions(udf, False, encoder(schema)), schema)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@
     copies its record ({**r,     .filter(out.emitted)                          (always: see struct_map)
     ...}) and emits at most      .withColumns({f: out.f for f in written})
     one record
+    the general side of a        df.select(*, explode(fn(read/written columns))) array<struct<written...>>
+    native Map that copies its     .select(<input columns>, out.f for f in written)
+    record (`exploded_map`)
 
 Both are `F.arrow_udf`s marked nondeterministic, so that Spark evaluates them
 where udflow put them, on the rows that reach them (never merged into an
@@ -27,7 +30,7 @@ import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
-from pyspark.sql.types import BooleanType, DateType, DoubleType, StringType, StructField, StructType
+from pyspark.sql.types import ArrayType, BooleanType, DateType, DoubleType, StringType, StructField, StructType
 
 from udflow.errors import UdflowError
 from udflow.fields import properties_of
@@ -35,7 +38,7 @@ from udflow.plan import Map, function_location
 from udflow.spark_backend.arrow_values import exact_array, holds_exactly
 from udflow.spark_backend.native import col
 from udflow.spark_backend.schema import declared_types, output_schema
-from udflow.spark_backend.udf import Udf, translated
+from udflow.spark_backend.udf import Encoder, Udf, translated
 
 EMITTED = "__udflow_emitted"
 OUT = "__udflow_out"
@@ -81,6 +84,28 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, shown: frozenset, timezone: s
     # (Python calls the function, and may raise, on every record all the same).
     out = out.filter(F.col(f"{OUT}.{EMITTED}"))
     return out.withColumns({n: F.col(OUT).getField(n) for n in names}).drop(OUT)
+
+
+def exploded_map(node: Map, udf: Udf, df: DataFrame, written: StructType, encoder: Encoder,
+                 columns: list[str]) -> Optional[DataFrame]:
+    """`df`'s rows through the Map as Python runs it, as `columns` (the native side's, which
+    this side joins: `general_case`), for a pure Map that copies its record (`{**r, ...}`,
+    any number of times): a scalar UDF over the fields it reads and writes returns, per
+    row, the `written` fields (typed as the native side types them, `encoder` their Arrow
+    schema) of every record it emits, and Spark explodes them, so that the fields the function
+    only copies never cross to Python and back (documents' text, once per token). None
+    where the Map is not such a Map."""
+    props = properties_of(node)
+    shown_fields = props.read_projection()
+    names = written.names
+    if shown_fields is None or not names or not set(names) <= props.writes:
+        return None
+    shown = [n for n in df.schema.names if n in shown_fields]
+    if not shown or not set(columns) <= set(df.columns) | set(names):
+        return None
+    call = _pinned(F.arrow_udf(_exploded_on_arrays(udf, shown, encoder), ArrayType(written, False)))
+    out = df.select(*[col(c) for c in df.columns], F.explode(call(*[col(c) for c in shown])).alias(OUT))
+    return out.select(*[F.col(OUT).getField(c).alias(c) if c in names else col(c) for c in columns])
 
 
 # The analysis's type families that name one Spark type exactly (an "int" may hold a bool, a
@@ -179,6 +204,28 @@ def _map_on_arrays(udf: Udf, columns: list[str], names: list[str], types: list) 
         for n, t in zip(names, types):
             parts.append(_typed(udf, n, values[n], t))
         return pa.StructArray.from_arrays(parts, names=[EMITTED, *names])
+
+    return run
+
+
+def _exploded_on_arrays(udf: Udf, columns: list[str], written: Encoder) -> Callable:
+    """Per row, the `written` fields of the records the function emits, as array<struct>; a
+    field an emitted record lacks is None there, as the batch path encodes it, and a value its
+    column cannot hold fails as there, naming the record."""
+    names = written.schema.names
+
+    def run(*arrays: pa.Array) -> pa.Array:
+        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
+        offsets, emitted = [0], []
+        for row in rows:
+            out = udf.on_row(row, row)
+            emitted.extend(out)
+            offsets.append(offsets[-1] + len(out))
+        try:
+            fields = [exact_array([r.get(n) for r in emitted], t) for n, t in zip(names, written.schema.types)]
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            raise written.misfit(emitted) from None
+        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.StructArray.from_arrays(fields, names=names))
 
     return run
 

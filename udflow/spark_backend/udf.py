@@ -280,7 +280,7 @@ class Encoder:
             columns = [exact_array([r.get(f.name) for r in records], f.type) for f in self.schema]
             return pa.Table.from_arrays(columns, schema=self.schema)
         except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            raise self._misfit(records) from None
+            raise self.misfit(records) from None
 
     def _blobs(self, records: list[dict]) -> pa.Table:
         columns = {BLOB: pa.array([pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for r in records], pa.binary())}
@@ -293,7 +293,8 @@ class Encoder:
         if table.num_rows:
             yield from table.to_batches()
 
-    def _misfit(self, records: list[dict]) -> MarkedFailure:
+    def misfit(self, records: list[dict]) -> MarkedFailure:
+        """The failure naming the first value of `records` that its column cannot hold."""
         for r in records:
             for f in self.schema:
                 if not holds_exactly(r.get(f.name), f.type):
