@@ -11,6 +11,7 @@ import pytest
 import udflow as uf
 from udflow.expr import Call, Field, evaluate
 from udflow.spark_backend.native_math import ulps_apart
+from tests.both_engines import raised_on_both_engines
 from tests.test_native_differential import same
 
 pytestmark = pytest.mark.spark
@@ -177,3 +178,58 @@ def test_only_a_fields_value_takes_the_contract_and_explain_says_which(spark, fn
         exact = [f for f in a if f not in ("lg", "grown") or python_for is not None]
         assert all(same_value(b[f], a[f]) for f in exact), (a, b)
         assert all(b[f] is None and a[f] is None or ulps_apart(a[f], b[f]) <= 3 for f in a if f not in exact)
+
+
+# -- math of two numbers, and math's constants -----------------------------------------------
+
+def distance(r):
+    return {**r, "d": math.hypot(r["x"], r["y"]), "angle": math.atan2(r["y"], r["x"]),
+            "signed": math.copysign(1.0, r["y"]), "turn": math.cos(r["x"] * math.pi / 180) + math.tau - math.e}
+
+
+def grown(r):
+    return {**r, "g": r["x"] * math.pow(1.05, r["y"])}
+
+
+def packs(r):
+    return {**r, "pack": math.gcd(r["n"], 12)}
+
+
+PAIRS = [(3.0, 4.0), (-0.0, -0.0), (0.0, -0.0), (float("nan"), 1.0), (1.0, float("-nan")), (float("inf"), 2.0),
+         (1e308, 1e308), (-5.0, 0.5), (2.5, None), (-1e300, 1e-300)]
+
+
+def _raises(fn, row) -> bool:
+    try:
+        fn(row)
+    except Exception:  # noqa: BLE001 - Python's error: compared on both engines apart
+        return True
+    return False
+
+
+@pytest.mark.parametrize("fn", [distance, grown], ids=["hypot-atan2-copysign-pi", "pow"])
+def test_math_of_two_numbers_runs_as_pythons_call_inside_the_native_plan(spark, fn):
+    """hypot, atan2, copysign and pow (Java's and C's libraries may differ in the last bit):
+    Python's call in the plan, the rest native; `math.pi`, `math.tau`, `math.e` are their
+    floats. A row Python raises on (cos of an infinity, pow's domain and range, None) raises
+    Python's error on both engines."""
+    rows = [{"x": x, "y": y} for x, y in PAIRS]
+    fine = [r for r in rows if not _raises(fn, r)]
+    flow = uf.source("t", rows=fine).map(fn)
+    assert flow.physical().root.describe().startswith("native, with Python for math."), flow.physical().root.describe()
+    got, expected = flow.collect(spark=spark), flow.collect(engine="reference")
+    key = lambda r: repr((r["x"], r["y"]))  # noqa: E731
+    for a, b in zip(sorted(got, key=key), sorted(expected, key=key)):
+        assert a.keys() == b.keys() and all(same(b[f], a[f]) for f in a), (a, b)
+    for row in (r for r in rows if _raises(fn, r)):
+        said = raised_on_both_engines(uf.source("t", rows=[row]).map(fn))
+        assert said[0] == said[1], (row, said)
+
+
+def test_gcd_of_ints_is_pythons_and_of_a_float_raises_pythons_type_error(spark):
+    rows = [{"n": n} for n in (18, 0, -7, 2**63 - 1, -(2**63), None)]
+    flow = uf.source("t", rows=[r for r in rows if r["n"] is not None]).map(packs)
+    assert sorted(r["pack"] for r in flow.collect(spark=spark)) == sorted(math.gcd(r["n"], 12) for r in flow.collect(
+        engine="reference"))
+    said = raised_on_both_engines(uf.source("t", rows=[{"n": None}]).map(packs))
+    assert said[0] == said[1] and "TypeError" in said[0], said

@@ -51,6 +51,8 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
 MATH_FUNCTIONS = ("sqrt", "exp", "log", "log10", "log2", "fabs", "floor", "ceil", "sin", "cos", "tan",
                   "atan", "sinh", "cosh", "tanh", "log1p", "expm1", "radians", "degrees", "asin", "acos",
                   "trunc", "isnan", "isinf", "isfinite")
+# ... and of two numbers: a float (`gcd`: an int of two ints)
+MATH_BINARY = ("hypot", "atan2", "pow", "copysign", "gcd")
 MATH_INTEGRAL = ("floor", "ceil", "trunc")
 MATH_TESTS = ("isnan", "isinf", "isfinite")
 
@@ -115,7 +117,7 @@ FUNCTIONS = {
     "timedelta.days": lambda td: td.days,
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
-    **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS},
+    **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS + MATH_BINARY},
     **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS},
     # what Spark makes of a PySpark UDF's value (`uf.from_spark`): `spark.<regime>.<type>`
     **spark_results.CONVERSIONS,

@@ -1,11 +1,13 @@
 """Constants a function builds when it runs: `date(1996, 1, 1)` or `timedelta(days=30)` called
 in the function body is the constant it makes, as a module-level `CUTOFF = date(1996, 1, 1)`
-already is (closures and globals of literal values are folded when the function is read)."""
+already is (closures and globals of literal values are folded when the function is read);
+and the constants of `math` read as its attributes (`math.pi`)."""
 
 from __future__ import annotations
 
 import ast
 import datetime
+import math
 import types
 from typing import Optional
 
@@ -13,6 +15,15 @@ from udflow.expr import Lit, Neg
 
 DATE_TYPES = (datetime.date, datetime.datetime)
 NUMBERS = (int, float)  # a timedelta's arguments
+MATH_CONSTANTS = ("pi", "e", "tau", "inf")  # floats; not nan, which equals no literal, itself included
+
+
+def math_constant(frame, node: ast.Attribute) -> Optional[Lit]:
+    """`math.pi`, `math.e`, `math.tau`, `math.inf`, where the name before the dot is the
+    module `math`: the float it holds. None for any other attribute."""
+    if node.attr in MATH_CONSTANTS and _resolved(frame, node.value) is math:
+        return Lit(getattr(math, node.attr))
+    return None
 
 
 def constant_date(frame, node, args) -> Optional[Lit]:

@@ -24,7 +24,7 @@ from typing import Optional
 
 import builtins
 
-from udflow.analysis.constants import constant_date, constant_timedelta
+from udflow.analysis.constants import constant_date, constant_timedelta, math_constant
 from udflow.analysis.resolved import names_module, names_object
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
@@ -319,7 +319,7 @@ def _attribute(frame, node, value):
         base = _child(frame, node.value)
         name = "timedelta.days" if node.attr == "days" else f"date.{node.attr}"
         return Call(name, (base,)) if base is not None else None
-    return None
+    return math_constant(frame, node)
 
 
 def _call(frame, node, value):

@@ -61,7 +61,7 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import FUNCTIONS, MATH_FUNCTIONS, MATH_INTEGRAL, MATH_TESTS, NUMPY_FUNCTIONS, Field, Lit, evaluate
+from udflow.expr import FUNCTIONS, MATH_BINARY, MATH_FUNCTIONS, MATH_INTEGRAL, MATH_TESTS, NUMPY_FUNCTIONS, Field, Lit, evaluate
 from udflow.caught import Caught
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
@@ -88,6 +88,9 @@ RESULTS = {
        if name not in MATH_INTEGRAL + MATH_TESTS},
     **{f"math.{name}": {("float",): "int", ("int",): "int"} for name in MATH_INTEGRAL},
     **{f"math.{name}": {("float",): "bool", ("int",): "bool"} for name in MATH_TESTS},
+    **{f"math.{name}": {(a, b): "float" for a in ("float", "int") for b in ("float", "int")}
+       for name in MATH_BINARY if name != "gcd"},
+    "math.gcd": {("int", "int"): "int"},
     # the str methods' forms `native_strings` does not take (a computed argument, a count)
     "str.replace": {("str", "str", "str"): "str", ("str", "str", "str", "int"): "str"},
     "str.zfill": {("str", "int"): "str"},
