@@ -2,6 +2,7 @@
 
 import functools
 import math
+from decimal import Decimal
 
 from tests.analysis_corpus import Spec
 
@@ -187,6 +188,14 @@ def nested_output(r):
     return {**r, "meta": {"twice_a": 2 * r["a"], "source": "corpus"}}
 
 
+def decimal_fee(r):
+    return {**r, "fee": r["a"] * Decimal("0.20") + Decimal(1)}
+
+
+def hypot_ab(r):
+    return {**r, "h": math.hypot(r["a"], r["b"]) * math.pi - math.gcd(3, 12)}
+
+
 # A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
     "nested_output": Spec("map", "a b c", reads="a", writes="meta", copy=True, output="a b c meta"),
@@ -221,5 +230,7 @@ EXPECTED = {
     "nested_def": Spec("map", "a b c", reads="a", writes="a"),
     "halvings": Spec("map", "a b c", reads="a", writes="steps"),
     "parse_or_zero": Spec("map", "a b c", reads="b", writes="bi"),
+    "decimal_fee": Spec("map", "a b c", reads="a", writes="fee"),
+    "hypot_ab": Spec("map", "a b c", reads="a b", writes="h"),
     "positive_lambda_map": Spec("map", "a b c", reads="a", writes="b c pos", copy=False, output="a pos"),
 }

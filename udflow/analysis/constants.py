@@ -1,12 +1,13 @@
-"""Constants a function builds when it runs: `date(1996, 1, 1)` or `timedelta(days=30)` called
-in the function body is the constant it makes, as a module-level `CUTOFF = date(1996, 1, 1)`
-already is (closures and globals of literal values are folded when the function is read);
+"""Constants a function builds when it runs: `date(1996, 1, 1)`, `Decimal("0.30")` or
+`timedelta(days=30)` called in the function body is the constant it makes, as a module-level
+`CUTOFF = date(1996, 1, 1)` already is (closures and globals of literal values are folded when the function is read);
 and the constants of `math` read as its attributes (`math.pi`)."""
 
 from __future__ import annotations
 
 import ast
 import datetime
+import decimal
 import math
 import types
 from typing import Optional
@@ -26,18 +27,22 @@ def math_constant(frame, node: ast.Attribute) -> Optional[Lit]:
     return None
 
 
-def constant_date(frame, node, args) -> Optional[Lit]:
-    """`date(1996, 1, 1)`, `datetime.datetime(2000, 1, 1, 12)` of int constants, called in the
-    function: the constant it builds (a naive one). None for anything else, and where the
-    constructor raises (`date(2023, 2, 30)`): Python raises it, in Python."""
-    if not args or not all(isinstance(a, Lit) and type(a.value) is int for a in args):
-        return None
-    made = _resolved(frame, node.func)
-    if made not in DATE_TYPES:
+def constant_made(frame, node, args) -> Optional[Lit]:
+    """`date(1996, 1, 1)`, `datetime.datetime(2000, 1, 1, 12)` of int constants, or
+    `Decimal("0.30")` of a str or int constant, called in the function: the constant it
+    builds (a naive datetime; a Decimal exactly as written, whatever the context). None for
+    anything else, and where the constructor raises (`date(2023, 2, 30)`, `Decimal("x")`):
+    Python raises it, in Python."""
+    made = _resolved(frame, node.func) if args and all(isinstance(a, Lit) for a in args) else None
+    if made in DATE_TYPES and all(type(a.value) is int for a in args):
+        values = [a.value for a in args]
+    elif made is decimal.Decimal and len(args) == 1 and type(args[0].value) in (str, int):
+        values = [args[0].value]
+    else:
         return None
     try:
-        return Lit(made(*[a.value for a in args]))
-    except (ValueError, TypeError, OverflowError):
+        return Lit(made(*values))
+    except (ValueError, TypeError, OverflowError, ArithmeticError):
         return None
 
 

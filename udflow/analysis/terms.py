@@ -24,7 +24,7 @@ from typing import Optional
 
 import builtins
 
-from udflow.analysis.constants import constant_date, constant_timedelta, math_constant
+from udflow.analysis.constants import constant_made, constant_timedelta, math_constant
 from udflow.analysis.resolved import names_module, names_object
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
@@ -337,7 +337,7 @@ def _call(frame, node, value):
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None
-    constant = constant_date(frame, node, args)
+    constant = constant_made(frame, node, args)
     if constant is not None:
         return constant
     if isinstance(node.func, ast.Attribute):
