@@ -36,7 +36,7 @@ TEXTS = [
     "04/03/2025", "31/04/2025", "4/3/2025", "20250304", "2025034", "10:30", "9:30", "02-29", "02-28", "13-01",
     "1.5", "-0", "+3.25", ".5", "1.", ".", "1e3", "nan", "inf", " 2", "1_000", "123456789012345", "1234567890123456",
     "0.1", "-000.000", "\u0667", "12345678901234567890", "+", "", "   ", None, "abc", "\u00a0", "42", "-17",
-    "999999999999999999", "9999999999999999999",
+    "999999999999999999", "9999999999999999999", "2025-W10-2", "2025W102", "2025-03-04 ", "+2025-03-04",
 ]
 
 
@@ -71,6 +71,8 @@ def returned_record(r):
 def _terms():
     s, stripped = Field("s"), Call("str.strip", (Field("s"),))
     terms = [Call("float", (s,))] + [Call("datetime.strptime", (s, Lit(f))) for f in FORMATS]
+    terms += [Call("datetime.date.fromisoformat", (s,)),
+              Caught(Call("datetime.date.fromisoformat", (stripped,)), ("ValueError", "AttributeError"), Lit(None))]
     terms += [
         Caught(Call("float", (s,)), ("ValueError", "TypeError"), Lit(None)),
         Caught(Call("float", (stripped,)), ("ValueError",), Lit(-1.0)),  # None.strip(): AttributeError, not caught

@@ -104,6 +104,7 @@ FUNCTIONS = {
     "date.date": lambda d: d.date(),  # a datetime's day; a date has no date() (AttributeError)
     "date.strftime": lambda d, *args: d.strftime(*args),
     "datetime.strptime": datetime.datetime.strptime,
+    "datetime.date.fromisoformat": datetime.date.fromisoformat,
     "date.year": lambda d: d.year,
     "date.month": lambda d: d.month,
     "date.day": lambda d: d.day,

@@ -3,12 +3,40 @@
     np.sqrt(r["x"])              names_module(frame, <np>, "numpy")       -> True
     math.floor(r["x"])           names_object(frame, <math>, math)        -> True
     dt.datetime.strptime(...)    names_object(frame, <dt.datetime>, datetime.datetime)
+
+and the calls of a module's or a class's function that the IR names (`module_call`):
+
+    math.hypot(r["x"], r["y"])   Call('math.hypot', (Field('x'), Field('y')))
+    date.fromisoformat(s)        Call('datetime.date.fromisoformat', (...,))
 """
 
 from __future__ import annotations
 
 import ast
+import datetime
+import math
 import types
+from typing import Optional
+
+from udflow.expr import FUNCTIONS, Call
+
+# (the method's name, its arguments) -> (the class it is called on, the IR's name for it)
+CLASS_CALLS = {("strptime", 2): (datetime.datetime, "datetime.strptime"),
+               ("fromisoformat", 1): (datetime.date, "datetime.date.fromisoformat")}
+
+
+def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
+    """`math.f(...)`, numpy's `np.f(x)`, `datetime.strptime(s, fmt)` or `date.fromisoformat(s)`
+    (`func` is the called attribute, `args` the arguments' terms): its term, or None where
+    the name before the dot is not that module or class, or the IR has no such function."""
+    if names_object(frame, func.value, math) and f"math.{func.attr}" in FUNCTIONS and args:
+        return Call(f"math.{func.attr}", tuple(args))
+    if names_module(frame, func.value, "numpy") and f"numpy.{func.attr}" in FUNCTIONS and len(args) == 1:
+        return Call(f"numpy.{func.attr}", tuple(args))
+    owner, name = CLASS_CALLS.get((func.attr, len(args)), (None, None))
+    if owner is not None and names_object(frame, func.value, owner):
+        return Call(name, tuple(args))
+    return None
 
 
 def names_module(frame, node, name: str) -> bool:

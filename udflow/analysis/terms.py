@@ -16,8 +16,6 @@ is not built (`model.py` says which construct and line).
 from __future__ import annotations
 
 import ast
-import datetime
-import math
 import types
 from dataclasses import dataclass
 from typing import Optional
@@ -25,7 +23,7 @@ from typing import Optional
 import builtins
 
 from udflow.analysis.constants import constant_made, constant_timedelta, math_constant
-from udflow.analysis.resolved import names_module, names_object
+from udflow.analysis.resolved import module_call
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
@@ -344,12 +342,8 @@ def _call(frame, node, value):
         table = table_of(frame, node.func.value) if node.func.attr == "get" else None
         if table is not None and table.kind == "dict" and 1 <= len(args) <= 2:
             return TableGet(table, args[0], args[1] if len(args) == 2 else Lit(None))
-        if names_object(frame, node.func.value, math) and f"math.{node.func.attr}" in FUNCTIONS and args:
-            return Call(f"math.{node.func.attr}", tuple(args))
-        if names_module(frame, node.func.value, "numpy") and f"numpy.{node.func.attr}" in FUNCTIONS and len(args) == 1:
-            return Call(f"numpy.{node.func.attr}", tuple(args))
-        if node.func.attr == "strptime" and len(args) == 2 and names_object(frame, node.func.value, datetime.datetime):
-            return Call("datetime.strptime", tuple(args))
+        if (called := module_call(frame, node.func, args)) is not None:
+            return called
         receiver = _child(frame, node.func.value)
         if receiver is not None and node.func.attr in DATE_METHODS and len(args) == (node.func.attr == "strftime"):
             return Call(f"date.{node.func.attr}", (receiver, *args))  # the receiver's own method, as Python calls it

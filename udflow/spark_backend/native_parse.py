@@ -22,6 +22,7 @@ computes; the rows whose text is not spelled so are computed by Python in the pl
                   -> make_timestamp_ntz(...) where the date exists (year >= 1, the day
                   within its month; Python's defaults for a field the format lacks:
                   1900-01-01 00:00:00); elsewhere Python (ValueError)
+    date.fromisoformat(s)   strptime's strict YYYY-MM-DD -> its date
 
 `STRICT[name](x, args)` gives (the SQL condition that `x` is spelled strictly, the value's
 SQL there), or None where the call has no strict form (another format). The condition is
@@ -104,13 +105,23 @@ def strict_strptime(x: str, args: tuple) -> Optional[tuple]:
     return condition, value
 
 
-STRICT = {"float": strict_float, "int": strict_int, "datetime.strptime": strict_strptime}
-FAMILY = {"float": "float", "int": "int", "datetime.strptime": "datetime"}
+def strict_isodate(x: str, args: tuple) -> Optional[tuple]:
+    """`date.fromisoformat(s)` of YYYY-MM-DD (Python 3.11 reads more: YYYYMMDD, week dates),
+    the date `strptime(s, "%Y-%m-%d")` reads."""
+    if args:
+        return None
+    condition, value = strict_strptime(x, (Lit("%Y-%m-%d"),))
+    return condition, f"CAST({value} AS DATE)"
+
+
+STRICT = {"float": strict_float, "int": strict_int, "datetime.strptime": strict_strptime,
+          "datetime.date.fromisoformat": strict_isodate}
+FAMILY = {"float": "float", "int": "int", "datetime.strptime": "datetime", "datetime.date.fromisoformat": "date"}
 
 
 # the parses whose other rows Python computes in the plan as a call alone: not `int()`, whose
 # value may pass 64 bits there (inside a `try` its rows are bounded, `native_caught`)
-ALONE = ("float", "datetime.strptime")
+ALONE = ("float", "datetime.strptime", "datetime.date.fromisoformat")
 
 
 def parses(call, alone: bool = False) -> bool:
