@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 import udflow as uf
+from tests.both_engines import raised_on_both_engines
 
 pytestmark = pytest.mark.spark
 
@@ -182,3 +183,30 @@ def test_isoformat_and_str_of_dates_and_datetimes_are_native_and_pythons(spark):
     flow = uf.source("t", rows=rows).map(written)
     assert flow.physical().root.describe() == "native"
     assert by_key(flow.collect(spark=spark)) == by_key(map(written, rows))
+
+
+# -- the ISO calendar's parts --------------------------------------------------------------
+
+def iso_parts(r):
+    return {**r, "year": r["d"].isocalendar()[0], "week": r["d"].isocalendar().week,
+            "weekday": r["d"].isocalendar()[-1]}
+
+
+ISO_DAYS = [dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 12, 30), dt.date(2021, 1, 3), dt.date(2020, 12, 31),
+            dt.date(2026, 1, 1), dt.date(1582, 10, 4), dt.date(1582, 10, 15), dt.date(2000, 2, 29)]
+
+
+@pytest.mark.parametrize("as_datetime", [False, True], ids=["date", "datetime"])
+def test_the_iso_calendars_parts_are_native_and_pythons(spark, as_datetime):
+    """`d.isocalendar()[k]` and `.year/.week/.weekday` are Spark's ISO 8601 week fields, equal
+    to Python's from year 1 to 9999, the weeks that straddle a new year included."""
+    days = ISO_DAYS + [dt.date.fromordinal(k) for k in range(1, 3652059, 9973)]
+    rows = [{"d": dt.datetime.combine(x, dt.time(23, 59, 59)) if as_datetime else x} for x in days]
+    flow = uf.source("t", rows=rows).map(iso_parts)
+    assert flow.physical().root.describe() == "native"
+    assert sorted(map(repr, flow.collect(spark=spark))) == sorted(map(repr, flow.collect(engine="reference")))
+
+
+def test_the_iso_calendar_of_none_raises_pythons_attribute_error():
+    said = raised_on_both_engines(uf.source("t", rows=[{"d": None}, {"d": dt.date(2024, 1, 1)}]).map(iso_parts))
+    assert said[0] == said[1] and "'isocalendar'" in said[0], said

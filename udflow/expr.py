@@ -114,6 +114,7 @@ FUNCTIONS = {
     "date.weekday": lambda d: d.weekday(),  # Monday 0 .. Sunday 6
     "date.isoweekday": lambda d: d.isoweekday(),  # Monday 1 .. Sunday 7
     "date.isoformat": lambda d: d.isoformat(),
+    "date.isocalendar": lambda d, k: d.isocalendar()[k],  # k: 0 the ISO year, 1 its week, 2 the weekday
     "timedelta.total_seconds": lambda td: td.total_seconds(),
     "timedelta.days": lambda td: td.days,
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
@@ -345,6 +346,8 @@ class Call(Expr):
         if "." in self.name:
             receiver, *rest = self.args
             method = self.name.split(".", 1)[1]
+            if self.name == "date.isocalendar":
+                return f"{receiver}.isocalendar()[{rest[0]}]"
             if self.name.startswith("date.") or self.name == "timedelta.days":
                 if method in DATE_METHODS:
                     return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"

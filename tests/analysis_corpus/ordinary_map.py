@@ -196,6 +196,10 @@ def hypot_ab(r):
     return {**r, "h": math.hypot(r["a"], r["b"]) * math.pi - math.gcd(3, 12)}
 
 
+def iso_week(r):
+    return {**r, "w": r["a"].isocalendar()[1], "y": r["a"].isocalendar().year}
+
+
 # A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
     "nested_output": Spec("map", "a b c", reads="a", writes="meta", copy=True, output="a b c meta"),
@@ -231,6 +235,7 @@ EXPECTED = {
     "halvings": Spec("map", "a b c", reads="a", writes="steps"),
     "parse_or_zero": Spec("map", "a b c", reads="b", writes="bi"),
     "decimal_fee": Spec("map", "a b c", reads="a", writes="fee"),
+    "iso_week": Spec("map", "a b c", reads="a", writes="w y"),
     "hypot_ab": Spec("map", "a b c", reads="a b", writes="h"),
     "positive_lambda_map": Spec("map", "a b c", reads="a", writes="b c pos", copy=False, output="a pos"),
 }

@@ -23,6 +23,7 @@ from typing import Optional
 import builtins
 
 from udflow.analysis.constants import constant_made, constant_timedelta, math_constant
+from udflow.analysis.date_terms import iso_calendar_part
 from udflow.analysis.resolved import module_call
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
@@ -246,6 +247,8 @@ def _is_str_term(term: Expr) -> bool:
 
 
 def _subscript(frame, node, value: Val):
+    if (part := iso_calendar_part(frame, node, _child)) is not None:
+        return part
     base = _child(frame, node.value)
     if is_tuple_aggregate(base):  # before value.term: the interpreter's value is one record's tuple
         index = _int_literal(node.slice)
@@ -313,6 +316,8 @@ def _folded(t: Expr) -> bool:
 
 
 def _attribute(frame, node, value):
+    if (part := iso_calendar_part(frame, node, _child)) is not None:
+        return part
     if node.attr in DATE_PARTS or node.attr == "days":
         base = _child(frame, node.value)
         name = "timedelta.days" if node.attr == "days" else f"date.{node.attr}"

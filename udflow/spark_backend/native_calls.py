@@ -340,6 +340,21 @@ def _weekday(iso: bool):
     return make
 
 
+# the parts of d.isocalendar(), by index: the ISO year, the ISO week, the ISO weekday (1 .. 7)
+ISO_CALENDAR = ("extract(YEAROFWEEK FROM {})", "weekofyear({})", "(dayofweek({}) + 5) % 7 + 1")
+
+
+def _iso_calendar(low, args):
+    """d.isocalendar()[k] (k a constant, `analysis.date_terms`): Spark's ISO 8601 week fields."""
+    x, k = args
+    if x.family not in ("date", "datetime") or k.known not in ((0,), (1,), (2,)):
+        raise NotNative("an ISO calendar part of a non-date")
+    message = python_words.words(python_words.attribute("isocalendar"), None) or \
+        "AttributeError: 'NoneType' object has no attribute 'isocalendar'"
+    guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+    return Typed(low.guarded(guards, cast(ISO_CALENDAR[k.known[0]].format(x.sql), "BIGINT")), "int", False)
+
+
 def _min_max(name: str):
     def make(low, args):
         if len(args) < 2 or len({a.family for a in args}) != 1 or args[0].family not in ("int", "decimal", "str", "date"):
@@ -437,6 +452,7 @@ CALLS = {
     "date.second": _time_part("second"),
     "date.weekday": _weekday(iso=False),
     "date.isoweekday": _weekday(iso=True),
+    "date.isocalendar": _iso_calendar,
     "date.isoformat": native_dates.isoformat,
     "min": _min_max("least"),
     "max": _min_max("greatest"),
@@ -449,7 +465,7 @@ CALLS = {
 # the arguments each native form takes (receiver included); min/max take any number; the str
 # methods' forms are `native_strings.FORMS`. Python's other forms (`s.startswith("a", 1)`,
 # `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
-ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None}
+ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2}
 
 
 def arity_fits(name: str, args: tuple) -> bool:

@@ -1,0 +1,46 @@
+"""Date terms read through a value the IR does not hold: the parts of the ISO calendar.
+
+`d.isocalendar()` is a named tuple, which no term is; its parts are ints, read by index or
+by name, each one term:
+
+    d.isocalendar()[1]        Call('date.isocalendar', (d, Lit(1)))     the ISO week
+    d.isocalendar().year      Call('date.isocalendar', (d, Lit(0)))     the ISO year
+    d.isocalendar()[-1]       Call('date.isocalendar', (d, Lit(2)))     the ISO weekday, 1 .. 7
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Optional
+
+from udflow.expr import Call, Lit
+
+ISO_PARTS = {"year": 0, "week": 1, "weekday": 2}
+
+
+def iso_calendar_part(frame, node: ast.AST, child: Callable) -> Optional[Call]:
+    """The term of `node` where it reads one part of `<receiver>.isocalendar()` (`child`
+    gives the receiver's term); None for anything else, and for an index past the tuple
+    (Python's IndexError, in Python)."""
+    if isinstance(node, ast.Subscript) and (at := _constant_index(node.slice)) is not None:
+        if not -3 <= at < 3:
+            return None
+        index = at % 3
+    elif isinstance(node, ast.Attribute) and node.attr in ISO_PARTS:
+        index = ISO_PARTS[node.attr]
+    else:
+        return None
+    called = node.value
+    if not (isinstance(called, ast.Call) and isinstance(called.func, ast.Attribute)
+            and called.func.attr == "isocalendar" and not called.args and not called.keywords):
+        return None
+    receiver = child(frame, called.func.value)
+    return Call("date.isocalendar", (receiver, Lit(index))) if receiver is not None else None
+
+
+def _constant_index(node: ast.AST) -> Optional[int]:
+    """The int an index written as a constant is (`1`, `-1`), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_index(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
