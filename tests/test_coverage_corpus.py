@@ -97,11 +97,13 @@ REPRESENTATIVE = {
     # run as Python inside the native plan
     "strings.name_title": "partly native",
     "helpers.net_amount": "fully native",  # the helper inlined (`analysis.helper_models`)
-    "helpers.parsed_date": "partly native",
+    "helpers.parsed_date": "fully native",  # date.fromisoformat of YYYY-MM-DD natively, Python's on other rows
+    "helpers.titled_name": "partly native",
+    "cleaning.zip_regex_inline": "partly native",  # Python's re in the plan: Java's reads \d otherwise
     # a try of one expression: native on a strictly spelled number, Python's float() on the others
     "cleaning.amount_float_or_none": "fully native",
     # no model: Python, with the construct named
-    "cleaning.zip_regex_inline": "python",
+    "cleaning.zip_valid": "python",  # a compiled pattern's method
     "cleaning.only_digits_loop": "python",
     "strings.price_label": "python",
     "math_numpy.np_sqrt": "partly native",  # numpy's own sqrt, as Python in the plan
@@ -117,8 +119,9 @@ def test_representative_functions_run_as_the_docs_say(name):
 
 @pytest.mark.parametrize("name, words", [
     ("strings.name_title", "str.title"),
-    ("helpers.parsed_date", "your helper _parse_date"),
+    ("helpers.titled_name", "your helper _title"),
     ("cleaning.zip_regex_inline", "re.fullmatch"),
+    ("cleaning.zip_valid", ".match"),
     ("cleaning.only_digits_loop", "a loop"),
     ("strings.price_label", "format spec"),
 ])

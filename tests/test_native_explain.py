@@ -64,7 +64,7 @@ CASES = [
     (keyword_round, "map", "Python (scalar UDF)", "line {}".format(line_of(keyword_round, " round("))),
     (stripped_of_dashes, "map", "native", ""),
     (prefixed_after_one, "filter", "Python (scalar UDF)", "a form of str.startswith with no exact native form"),
-    (regex_filter, "filter", "Python (scalar UDF)", "line {}".format(line_of(regex_filter, "re.match"))),
+    (regex_filter, "filter", "native, with Python for re.match", "line {}".format(line_of(regex_filter, "re.match"))),
     (summed_in_a_loop, "reduce", "Python (batches)", "a loop (line {})".format(line_of(summed_in_a_loop, "for r"))),
     (clean, "map", "native", ""),
 ]

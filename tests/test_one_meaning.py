@@ -98,7 +98,7 @@ def test_a_source_of_another_kind_with_ints_and_floats_in_one_field_is_refused_o
 
 
 def halved_when_odd(r):
-    return {"k": r["k"], "y": r["k"] / 2 if re.match("[13]", str(r["k"])) else r["k"]}  # re: Python
+    return {"k": r["k"], "y": r["k"] / 2 if str(r["k"]).center(1) in ("1", "3") else r["k"]}  # center: Python
 
 
 def halved_when_odd_natively(r):

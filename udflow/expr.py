@@ -32,6 +32,7 @@ import datetime
 import decimal
 import math
 import operator
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -61,6 +62,10 @@ MATH_TESTS = ("isnan", "isinf", "isfinite")
 # for None, negative roots and overflow), so the call alone runs as Python in a native plan
 NUMPY_FUNCTIONS = ("sqrt", "exp", "log", "log1p", "log10", "log2", "expm1", "abs", "fabs", "sign", "floor",
                    "ceil", "sin", "cos", "tan", "tanh", "arctan")
+
+
+# the functions of `re` whose value is a match object or None
+RE_MATCHES = {"fullmatch": re.fullmatch, "match": re.match, "search": re.search}
 
 
 # the str methods that are modelled, called on their receiver (`x.lower()`)
@@ -115,6 +120,11 @@ FUNCTIONS = {
     "date.isoweekday": lambda d: d.isoweekday(),  # Monday 1 .. Sunday 7
     "date.isoformat": lambda d: d.isoformat(),
     "date.isocalendar": lambda d, k: d.isocalendar()[k],  # k: 0 the ISO year, 1 its week, 2 the weekday
+    # `re`, with constant patterns (`analysis.regex_terms`): a substitution, and whether a
+    # match function finds a match (its match object is a value no column holds)
+    "re.sub": re.sub,
+    **{f"re.{name}": getattr(re, name) for name in RE_MATCHES},
+    "re.matched": lambda kind, pattern, text: RE_MATCHES[kind](pattern, text) is not None,
     "timedelta.total_seconds": lambda td: td.total_seconds(),
     "timedelta.days": lambda td: td.days,
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
@@ -341,7 +351,10 @@ class Call(Expr):
             raise ValueError(f"no pinned-down meaning for {self.name}")
 
     def __str__(self) -> str:
-        if self.name.startswith(("math.", "numpy.", "datetime.")):
+        if self.name == "re.matched":
+            kind, *rest = self.args
+            return f"(re.{kind.value}({', '.join(str(a) for a in rest)}) is not None)"
+        if self.name.startswith(("math.", "numpy.", "datetime.", "re.")):
             return f"{self.name}({', '.join(str(a) for a in self.args)})"
         if "." in self.name:
             receiver, *rest = self.args

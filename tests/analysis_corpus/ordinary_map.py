@@ -2,6 +2,7 @@
 
 import functools
 import math
+import re
 from decimal import Decimal
 
 from tests.analysis_corpus import Spec
@@ -200,6 +201,10 @@ def iso_week(r):
     return {**r, "w": r["a"].isocalendar()[1], "y": r["a"].isocalendar().year}
 
 
+def squeezed(r):
+    return {**r, "sq": re.sub(r"\s+", " ", r["b"]), "num": re.search(r"\d", r["b"]) is not None}
+
+
 # A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
     "nested_output": Spec("map", "a b c", reads="a", writes="meta", copy=True, output="a b c meta"),
@@ -235,6 +240,7 @@ EXPECTED = {
     "halvings": Spec("map", "a b c", reads="a", writes="steps"),
     "parse_or_zero": Spec("map", "a b c", reads="b", writes="bi"),
     "decimal_fee": Spec("map", "a b c", reads="a", writes="fee"),
+    "squeezed": Spec("map", "a b c", reads="b", writes="sq num"),
     "iso_week": Spec("map", "a b c", reads="a", writes="w y"),
     "hypot_ab": Spec("map", "a b c", reads="a b", writes="h"),
     "positive_lambda_map": Spec("map", "a b c", reads="a", writes="b c pos", copy=False, output="a pos"),

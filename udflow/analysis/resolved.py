@@ -15,9 +15,11 @@ from __future__ import annotations
 import ast
 import datetime
 import math
+import re
 import types
 from typing import Optional
 
+from udflow.analysis.regex_terms import regex_call
 from udflow.expr import FUNCTIONS, Call
 
 # (the method's name, its arguments) -> (the class it is called on, the IR's name for it)
@@ -26,13 +28,15 @@ CLASS_CALLS = {("strptime", 2): (datetime.datetime, "datetime.strptime"),
 
 
 def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
-    """`math.f(...)`, numpy's `np.f(x)`, `datetime.strptime(s, fmt)` or `date.fromisoformat(s)`
+    """`math.f(...)`, numpy's `np.f(x)`, `re.sub(...)`, `datetime.strptime(s, fmt)` or `date.fromisoformat(s)`
     (`func` is the called attribute, `args` the arguments' terms): its term, or None where
     the name before the dot is not that module or class, or the IR has no such function."""
     if names_object(frame, func.value, math) and f"math.{func.attr}" in FUNCTIONS and args:
         return Call(f"math.{func.attr}", tuple(args))
     if names_module(frame, func.value, "numpy") and f"numpy.{func.attr}" in FUNCTIONS and len(args) == 1:
         return Call(f"numpy.{func.attr}", tuple(args))
+    if names_object(frame, func.value, re):
+        return regex_call(func.attr, args)
     owner, name = CLASS_CALLS.get((func.attr, len(args)), (None, None))
     if owner is not None and names_object(frame, func.value, owner):
         return Call(name, tuple(args))

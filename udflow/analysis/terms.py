@@ -22,8 +22,9 @@ from typing import Optional
 
 import builtins
 
-from udflow.analysis.constants import constant_made, constant_timedelta, math_constant
-from udflow.analysis.date_terms import iso_calendar_part
+from udflow.analysis.constants import constant_made, constant_timedelta
+from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
+from udflow.analysis.regex_terms import matched
 from udflow.analysis.resolved import module_call
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
@@ -66,7 +67,6 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
           ast.Pow: "**"}
 BITOPS = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-DATE_PARTS = ("year", "month", "day", "hour", "minute", "second")
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
@@ -143,7 +143,8 @@ def truth_term(term: Optional[Expr]) -> Optional[Expr]:
     if isinstance(term, IfElse):
         body, orelse = truth_term(term.body), truth_term(term.orelse)
         return None if body is None or orelse is None else IfElse(term.test, body, orelse)
-    return term
+    found = matched(term, True)  # a match object is always true: its truth is whether one was found
+    return found if found is not None else term
 
 
 def term_of(frame, node, value: Val) -> Optional[Expr]:
@@ -228,7 +229,8 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
     if left is None or right is None:
         return None
     if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, Lit) and right.value is None:
-        return IsNone(left, isinstance(op, ast.IsNot))
+        found = matched(left, isinstance(op, ast.IsNot))  # a match's test: the only term of a match
+        return found if found is not None else IsNone(left, isinstance(op, ast.IsNot))
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(right, Lit) and isinstance(right.value, str):
             found = Contains(left, right)
@@ -243,7 +245,7 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 def _is_str_term(term: Expr) -> bool:
     return isinstance(term, (Field, SplitItem, SplitJoin, JoinItems)) or isinstance(term, Elem) and term.split \
-        or (isinstance(term, Call) and (term.name.startswith("str.") or term.name == "str"))
+        or (isinstance(term, Call) and (term.name.startswith("str.") or term.name in ("str", "re.sub")))
 
 
 def _subscript(frame, node, value: Val):
@@ -316,13 +318,7 @@ def _folded(t: Expr) -> bool:
 
 
 def _attribute(frame, node, value):
-    if (part := iso_calendar_part(frame, node, _child)) is not None:
-        return part
-    if node.attr in DATE_PARTS or node.attr == "days":
-        base = _child(frame, node.value)
-        name = "timedelta.days" if node.attr == "days" else f"date.{node.attr}"
-        return Call(name, (base,)) if base is not None else None
-    return math_constant(frame, node)
+    return attribute_term(frame, node, _child)
 
 
 def _call(frame, node, value):

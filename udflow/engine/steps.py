@@ -205,12 +205,17 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
                 in_python.append(f"{name} (line {line})")
                 continue
             if t.name in RESULTS and not in_aggregate and not isinstance(model, GroupFilterModel):
-                in_python.append(f"{t.name} (line {line})")
+                in_python.append(f"{_public_name(t)} (line {line})")
             elif t.name not in NATIVE_CALLS:
                 return f"calls {t.name}, which has no exact native form (line {line})", []
             else:
                 return f"calls {t}, a form of {t.name} with no exact native form (line {line})", []
     return None, list(dict.fromkeys(in_python))
+
+
+def _public_name(call) -> str:
+    """The function a user wrote for a call term: `re.fullmatch` for the test of its match."""
+    return f"re.{call.args[0].value}" if call.name == "re.matched" else call.name
 
 
 def _terms_and_contracts(model):

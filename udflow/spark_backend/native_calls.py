@@ -345,7 +345,7 @@ ISO_CALENDAR = ("extract(YEAROFWEEK FROM {})", "weekofyear({})", "(dayofweek({})
 
 
 def _iso_calendar(low, args):
-    """d.isocalendar()[k] (k a constant, `analysis.date_terms`): Spark's ISO 8601 week fields."""
+    """d.isocalendar()[k] (k a constant, `analysis.attribute_terms`): Spark's ISO 8601 week fields."""
     x, k = args
     if x.family not in ("date", "datetime") or k.known not in ((0,), (1,), (2,)):
         raise NotNative("an ISO calendar part of a non-date")

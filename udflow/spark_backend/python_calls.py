@@ -104,6 +104,9 @@ RESULTS = {
     "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
     "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
     "datetime.date.fromisoformat": {("str",): "date"},
+    # Python's `re` (Java's regular expressions read a pattern otherwise: `\d` is 0-9 there)
+    "re.sub": {("str", "str", "str"): "str"},
+    "re.matched": {("str", "str", "str"): "bool"},
     # a text's rows without a strict spelling (`native_parse`): Python's parse, or its ValueError
     "float": {("str",): "float"},
     # numpy's own value (np.float64: a float) of an int or a float; abs and sign of an int give

@@ -1,4 +1,9 @@
-"""Date terms read through a value the IR does not hold: the parts of the ISO calendar.
+"""Terms of attributes: a date's parts, a duration's days, `math`'s constants, and the parts
+of the ISO calendar, read through a value the IR does not hold.
+
+    d.year                    Call('date.year', (d,))
+    (b - a).days              Call('timedelta.days', (Arith('-', b, a),))
+    math.pi                   Lit(3.141592653589793)
 
 `d.isocalendar()` is a named tuple, which no term is; its parts are ints, read by index or
 by name, each one term:
@@ -13,9 +18,22 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
-from udflow.expr import Call, Lit
+from udflow.analysis.constants import math_constant
+from udflow.expr import Call, Expr, Lit
 
+DATE_PARTS = ("year", "month", "day", "hour", "minute", "second")
 ISO_PARTS = {"year": 0, "week": 1, "weekday": 2}
+
+
+def attribute_term(frame, node: ast.Attribute, child: Callable) -> Optional[Expr]:
+    """The term of `node.attr` read from `node.value` (`child` gives a node's term), or None."""
+    if (part := iso_calendar_part(frame, node, child)) is not None:
+        return part
+    if node.attr in DATE_PARTS or node.attr == "days":
+        base = child(frame, node.value)
+        name = "timedelta.days" if node.attr == "days" else f"date.{node.attr}"
+        return Call(name, (base,)) if base is not None else None
+    return math_constant(frame, node)
 
 
 def iso_calendar_part(frame, node: ast.AST, child: Callable) -> Optional[Call]:
