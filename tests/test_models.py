@@ -162,7 +162,8 @@ def test_a_value_computed_on_every_path_but_used_on_some_is_the_first_guard():
     ("def f(r):\n    for k in ['a']:\n        r[k] = 1\n    return r\n", "a loop"),  # over a tuple: unrolled
     ("def f(r):\n    return {**r, 'y': r['s'].center(9)}\n", "with the method .center(), which has no model yet"),
     # issue 31, item 4: the construct in the user's terms
-    ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']:.2f}\"}\n", "computes field y with an f-string with a format spec"),
+    ("def f(r):\n    return {**r, 'y': f\"{r['s']}-{r['d']:{r['c']}}\"}\n",
+     "computes field y with an f-string with a computed format spec"),
     ("import math\ndef f(r):\n    return {**r, 'y': math.gamma(r['d'])}\n", "with a call of math.gamma"),
     ("T = {'a': [1]}\ndef f(r):\n    return {**r, 'y': T.get(r['s'], 0)}\n", "with dict.get on T"),  # not a table of literals
     ("def h(x):\n    return x['d'] * 2\ndef f(r):\n    return {**r, 'y': h(r)}\n",

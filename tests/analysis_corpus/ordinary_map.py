@@ -205,6 +205,10 @@ def squeezed(r):
     return {**r, "sq": re.sub(r"\s+", " ", r["b"]), "num": re.search(r"\d", r["b"]) is not None}
 
 
+def formatted(r):
+    return {**r, "f": f"{r['a']:03d}|{r['b']!r}|{r['c']:.1f}"}
+
+
 # A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
     "nested_output": Spec("map", "a b c", reads="a", writes="meta", copy=True, output="a b c meta"),
@@ -240,6 +244,7 @@ EXPECTED = {
     "halvings": Spec("map", "a b c", reads="a", writes="steps"),
     "parse_or_zero": Spec("map", "a b c", reads="b", writes="bi"),
     "decimal_fee": Spec("map", "a b c", reads="a", writes="fee"),
+    "formatted": Spec("map", "a b c", reads="a b c", writes="f"),
     "squeezed": Spec("map", "a b c", reads="b", writes="sq num"),
     "iso_week": Spec("map", "a b c", reads="a", writes="w y"),
     "hypot_ab": Spec("map", "a b c", reads="a b", writes="h"),

@@ -84,12 +84,11 @@ def construct_at(node: ast.AST, line: int, globals_: dict) -> Optional[str]:
 
 
 def _construct(n: ast.AST, globals_: dict) -> Optional[str]:
-    if isinstance(n, ast.JoinedStr):  # plain replacement fields have a model: look further
+    if isinstance(n, ast.JoinedStr):  # constant specs and conversions have a model: look further
         for part in n.values:
-            if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
-                return "an f-string with a format spec"
-            if isinstance(part, ast.FormattedValue) and part.conversion in (ord("r"), ord("a")):
-                return f"an f-string with !{chr(part.conversion)}"
+            spec = part.format_spec if isinstance(part, ast.FormattedValue) else None
+            if spec is not None and not all(isinstance(p, ast.Constant) for p in spec.values):
+                return "an f-string with a computed format spec"
         return None
     if isinstance(n, ast.Try):  # one statement and one handler computing one expression is modelled
         return None if caught_form(n) is not None else "try/except"

@@ -24,6 +24,7 @@ import builtins
 
 from udflow.analysis.constants import constant_made, constant_timedelta
 from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
+from udflow.analysis.format_terms import joined_term
 from udflow.analysis.regex_terms import matched
 from udflow.analysis.resolved import module_call
 from udflow import spark_results
@@ -71,6 +72,7 @@ CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">"
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
 # Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
+STR_CALLS = ("str", "re.sub", "format", "repr", "ascii")  # calls whose value is a str (or which raise)
 NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem, Tuple, Item)
 NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
 TUPLE_AGGREGATES = ("min", "max")  # the only aggregates over a `Tuple` of per-record terms
@@ -245,7 +247,7 @@ def _comparison(frame, op, a, b) -> Optional[Expr]:
 
 def _is_str_term(term: Expr) -> bool:
     return isinstance(term, (Field, SplitItem, SplitJoin, JoinItems)) or isinstance(term, Elem) and term.split \
-        or (isinstance(term, Call) and (term.name.startswith("str.") or term.name in ("str", "re.sub")))
+        or (isinstance(term, Call) and (term.name.startswith("str.") or term.name in STR_CALLS))
 
 
 def _subscript(frame, node, value: Val):
@@ -500,29 +502,7 @@ def _comprehension(frame, node, value):
 
 
 def _joined(frame, node, value):
-    """An f-string of plain replacement fields, `f"{a}/{b}"`: str(a) + "/" + str(b), which is what
-    Python computes for the built-in types (`format(x, "")` is `str(x)`); a format spec or a
-    `!r`/`!a` conversion: no term."""
-    c = value.const()
-    if c is not None and isinstance(c.value, str):
-        return Lit(c.value)
-    pieces = []
-    for part in node.values:
-        if isinstance(part, ast.Constant) and isinstance(part.value, str):
-            pieces.append(Lit(part.value))
-        elif isinstance(part, ast.FormattedValue) and part.format_spec is None and part.conversion in (-1, ord("s")):
-            child = _child(frame, part.value)
-            if child is None:
-                return None
-            pieces.append(Call("str", (child,)))
-        else:
-            return None
-    if not pieces:
-        return Lit("")
-    out = pieces[0]
-    for piece in pieces[1:]:
-        out = Arith("+", out, piece)
-    return out
+    return joined_term(frame, node, value.const(), _child)
 
 
 _BUILDERS = {

@@ -119,9 +119,11 @@ def markdown() -> str:
               "one term: native on the rows where its body surely raises nothing, Python on the",
               "others. A look-up in a module-level dict, set or tuple of literals",
               "is native (checked unchanged when `to_spark()` builds the plan). An f-string of plain",
-              "replacement fields, `f\"{a}/{b}\"`, is `str(a) + \"/\" + str(b)`; one with a format spec",
-              "(`{x:.2f}`) or `!r` has no model yet, nor has a call outside this table (`math.gamma`,",
-              "a helper given the whole record `h(r)`): the function runs as Python.", ""]
+              "replacement fields, `f\"{a}/{b}\"`, is `str(a) + \"/\" + str(b)`; `{x:spec}` is",
+              "`format(x, spec)` (native for an int's `d` specs, Python's call for the others) and",
+              "`{x!r}` is `repr(x)` (Python's call). A computed spec (`{x:{w}}`) has no model yet, nor",
+              "has a call outside this table (`math.gamma`, a helper given the whole record `h(r)`):",
+              "the function runs as Python.", ""]
     return "\n".join(lines)
 
 

@@ -24,14 +24,20 @@ argument terms a native form takes; a call in another form (a computed `chars`, 
     s.ljust(n, c), s.rjust(n, c)       rpad / lpad to n code points, s itself where it is longer
                                        (Spark's pad would cut it)
     d.date()                           CAST(d AS DATE) of a naive datetime (TIMESTAMP_NTZ)
+    format(i, "05d"), f"{i:3d}"        format_string('%05d', i) of an int: Java's Formatter pads
+                                       a long with zeros after its sign, or spaces before, as
+                                       Python does (other specs, and a float's, are Python's
+                                       call: Java rounds a tie half up, Python half to even)
 """
 
 from __future__ import annotations
 
+import re
+
 from udflow.expr import Lit
 from udflow.spark_backend import python_words
 from udflow.spark_backend.native_types import NotNative, Typed
-from udflow.spark_backend.sql import call, cast, literal
+from udflow.spark_backend.sql import call, cast, literal, string
 
 # what Python calls whitespace (str.strip(), str.split()); Spark's trim() and split on \s
 # know fewer characters: TRIM names them, a split's regex class spells them (`PY_WHITESPACE`)
@@ -68,7 +74,9 @@ SHOWN = {"str.strip": "s.strip(), s.strip(chars) with constant chars", "str.lstr
          "str.removeprefix": "s.removeprefix(p), p a constant", "str.removesuffix": "s.removesuffix(p), p a constant",
          "str.ljust": "s.ljust(n), s.ljust(n, c), constants", "str.rjust": "s.rjust(n), s.rjust(n, c), constants",
          "date.date": "d.date() of a naive datetime"}
+INT_SPEC = re.compile(r"(0?[1-9][0-9]?)?d")  # format specs of an int that Java's %d writes as Python does
 FORMS = {  # name -> whether a call's argument terms (receiver first) have the native form
+    "format": lambda args: len(args) == 2 and _str_constant(args[1]) and bool(INT_SPEC.fullmatch(args[1].value)),
     "str.lstrip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
     "str.rstrip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
     "str.strip": lambda args: len(args) == 1 or len(args) == 2 and (_str_constant(args[1]) or args[1] == Lit(None)),
@@ -190,7 +198,19 @@ def _date(low, args):
     return Typed(low.guarded(receiver_guards(low, x, "date"), cast(x.sql, "DATE")), "date", False)
 
 
+def _format(low, args):
+    """format(i, spec) of an int, spec an `INT_SPEC` (FORMS); a bool or another type: Python's."""
+    x, spec = args
+    if x.family != "int":
+        raise NotNative(f"format() of a {x.family}")
+    text = spec.known[0]
+    message = python_words.raised_by(format, None, text)
+    guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+    return Typed(low.guarded(guards, call("format_string", string(f"%{text}"), x.sql)), "str", False)
+
+
 CALLS = {
+    "format": _format,
     "str.strip": _strip("strip"),
     "str.lstrip": _strip("lstrip"),
     "str.rstrip": _strip("rstrip"),

@@ -72,6 +72,7 @@ from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, ident
 
+FORMATTED = ("int", "float", "str", "bool", "decimal", "date", "datetime")  # what format() and repr() take
 # call -> (argument families -> result family): the forms whose result has one type
 RESULTS = {
     "str": {("float",): "str", ("date",): "str"},  # repr of a float; isoformat of a date
@@ -104,6 +105,10 @@ RESULTS = {
     "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
     "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
     "datetime.date.fromisoformat": {("str",): "date"},
+    # an f-string's replacement fields with a spec or a conversion (`analysis.format_terms`)
+    "format": {(family, "str"): "str" for family in FORMATTED},
+    "repr": {(family,): "str" for family in FORMATTED},
+    "ascii": {(family,): "str" for family in FORMATTED},
     # Python's `re` (Java's regular expressions read a pattern otherwise: `\d` is 0-9 there)
     "re.sub": {("str", "str", "str"): "str"},
     "re.matched": {("str", "str", "str"): "bool"},
