@@ -172,6 +172,20 @@ typed_terms = st.one_of(
         st.builds(lambda a, b: Arith("+", a, b), signed_texts, signed_texts))),
     st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["math.radians", "math.degrees", "math.log1p",
                                                                  "numpy.sqrt", "numpy.exp", "numpy.abs"]), numbers),
+    # session 33: math of two numbers, the ISO calendar, regular expressions, format specs, ISO dates
+    st.builds(lambda name, a, b: Call(name, (a, b)), st.sampled_from(["math.hypot", "math.atan2", "math.pow",
+                                                                      "math.copysign"]), numbers, numbers),
+    st.builds(lambda a, b: Call("math.gcd", (a, b)), ints, ints),
+    st.builds(lambda k: Call("date.isocalendar", (Field("dt"), Lit(k))), st.sampled_from([0, 1, 2])),
+    st.builds(lambda p, r, x: Call("re.sub", (Lit(p), Lit(r), x)), st.sampled_from([r"\d", r"\s+", "a|$"]),
+              st.sampled_from(["", "-"]), signed_texts),
+    st.builds(lambda k, p, x: Call("re.matched", (Lit(k), Lit(p), x)), st.sampled_from(["fullmatch", "match", "search"]),
+              st.sampled_from([r"\d+", "a$", r"\w"]), signed_texts),
+    st.builds(lambda x, spec: Call("format", (x, Lit(spec))), st.one_of(ints, numbers),
+              st.sampled_from(["d", "03d", "5d", ".2f", ">6.1f", "x"])),
+    st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["repr", "ascii"]), st.one_of(signed_texts, numbers)),
+    st.builds(lambda x: Call("datetime.date.fromisoformat", (x,)), st.one_of(
+        texts, st.sampled_from(["2024-02-29", "2023-02-29", "20240105", "0000-01-01", "2024-W01-1"]).map(Lit))),
 )
 
 
