@@ -67,6 +67,11 @@ def numpy_calls(r):
     return {**r, "root": np.sqrt(r["x"]), "grown": np.exp(r["x"]), "size": np.abs(r["x"])}
 
 
+def numpy_of_more(r):
+    return {**r, "clipped": np.clip(r["x"], 0.0, 1.0), "rounded": np.round(r["x"], 2), "top": np.maximum(r["x"], 1),
+            "low": np.minimum(2.5, r["x"]), "as64": float(np.float64(r["x"]) * 1.1), "whole": np.round(r["x"])}
+
+
 def days(r):
     return {**r, "day": r["ts"].date(), "label": r["ts"].strftime("%Y-%m %H")}
 
@@ -101,7 +106,8 @@ def test_title_and_capitalize_run_as_python_in_the_native_plan(spark):
     _same_on_spark(spark, titled, [{"s": s} for s in TEXTS], "native, with Python for str.title")
 
 
-@pytest.mark.parametrize("fn, describe", [(angles, "native"), (numpy_calls, "native, with Python for numpy.sqrt")])
+@pytest.mark.parametrize("fn, describe", [(angles, "native"), (numpy_calls, "native, with Python for numpy.sqrt"),
+                                          (numpy_of_more, "native, with Python for numpy.clip")])
 def test_radians_are_native_and_numpy_runs_in_the_plan(spark, fn, describe):
     values = [0.0, -0.0, 1.0, 180.0, -2.5, 1e308, float("inf"), float("nan"), 3.7, 1e-310]
     _same_on_spark(spark, fn, [{"x": x} for x in values], describe)

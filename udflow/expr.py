@@ -62,6 +62,8 @@ MATH_TESTS = ("isnan", "isinf", "isfinite")
 # for None, negative roots and overflow), so the call alone runs as Python in a native plan
 NUMPY_FUNCTIONS = ("sqrt", "exp", "log", "log1p", "log10", "log2", "expm1", "abs", "fabs", "sign", "floor",
                    "ceil", "sin", "cos", "tan", "tanh", "arctan")
+# ... and of more values, by their arguments' count (None: one or two): np.float64 for floats
+NUMPY_MORE = {"maximum": 2, "minimum": 2, "clip": 3, "round": None, "float64": 1}
 
 
 # the functions of `re` whose value is a match object or None
@@ -86,10 +88,10 @@ def _method(name: str):
 
 
 def _numpy_function(name: str):
-    def run(x):
+    def run(*args):
         import numpy
 
-        return getattr(numpy, name)(x)
+        return getattr(numpy, name)(*args)
 
     run.__name__ = f"numpy.{name}"
     return run
@@ -134,7 +136,7 @@ FUNCTIONS = {
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS + MATH_BINARY},
-    **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS},
+    **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS + tuple(NUMPY_MORE)},
     # what Spark makes of a PySpark UDF's value (`uf.from_spark`): `spark.<regime>.<type>`
     **spark_results.CONVERSIONS,
 }

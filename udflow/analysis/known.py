@@ -109,7 +109,9 @@ UNORDERED_MUTATIONS = frozenset("add discard update".split())
 
 # numpy's functions of one value (`udflow.expr.NUMPY_FUNCTIONS`), by their ufunc's name
 NUMPY_UFUNCS = frozenset("sqrt exp log log1p log10 log2 expm1 absolute fabs sign floor ceil sin cos tan tanh "
-                         "arctan".split())
+                         "arctan maximum minimum".split())
+# numpy's functions that are not ufuncs, and its float type, of values (`NUMPY_MORE`)
+NUMPY_PURE = frozenset("clip round around float64".split())
 
 
 def is_pure_callable(obj) -> bool:
@@ -120,6 +122,8 @@ def is_pure_callable(obj) -> bool:
         return False
     if type(obj).__name__ == "ufunc" and type(obj).__module__ == "numpy":
         return getattr(obj, "__name__", "") in NUMPY_UFUNCS
+    if getattr(obj, "__module__", None) == "numpy" and getattr(obj, "__name__", "") in NUMPY_PURE:
+        return callable(obj)
     module = getattr(obj, "__module__", None)
     if module in {m.__name__ for m in PURE_MODULES} and callable(obj):
         return True

@@ -20,7 +20,7 @@ import types
 from typing import Optional
 
 from udflow.analysis.regex_terms import regex_call
-from udflow.expr import FUNCTIONS, Call
+from udflow.expr import FUNCTIONS, NUMPY_MORE, Call
 
 # (the method's name, its arguments) -> (the class it is called on, the IR's name for it)
 CLASS_CALLS = {("strptime", 2): (datetime.datetime, "datetime.strptime"),
@@ -33,7 +33,7 @@ def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
     the name before the dot is not that module or class, or the IR has no such function."""
     if names_object(frame, func.value, math) and f"math.{func.attr}" in FUNCTIONS and args:
         return Call(f"math.{func.attr}", tuple(args))
-    if names_module(frame, func.value, "numpy") and f"numpy.{func.attr}" in FUNCTIONS and len(args) == 1:
+    if names_module(frame, func.value, "numpy") and f"numpy.{func.attr}" in FUNCTIONS and _numpy_arity(func.attr, args):
         return Call(f"numpy.{func.attr}", tuple(args))
     if names_object(frame, func.value, re):
         return regex_call(func.attr, args)
@@ -47,6 +47,11 @@ def names_module(frame, node, name: str) -> bool:
     """`node` names the module called `name` (`np` for numpy), without importing it."""
     objects = _objects(frame, node)
     return bool(objects) and all(isinstance(o, types.ModuleType) and o.__name__ == name for o in objects)
+
+
+def _numpy_arity(name: str, args: list) -> bool:
+    wanted = NUMPY_MORE.get(name, 1)
+    return len(args) in (1, 2) if wanted is None else len(args) == wanted
 
 
 def names_object(frame, node, obj) -> bool:

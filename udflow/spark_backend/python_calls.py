@@ -72,6 +72,15 @@ from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import case, ident
 
+# numpy's functions of more values whose value is an np.float64 (a float): a float among the
+# arguments (np.maximum of two ints is numpy's int64, which stays Python)
+NUMPY_FLOATS = {
+    "maximum": [("float", "float"), ("float", "int"), ("int", "float")],
+    "minimum": [("float", "float"), ("float", "int"), ("int", "float")],
+    "clip": [("float", a, b) for a in ("float", "int") for b in ("float", "int")],
+    "round": [("float",), ("float", "int")],
+    "float64": [("float",), ("int",)],
+}
 FORMATTED = ("int", "float", "str", "bool", "decimal", "date", "datetime")  # what format() and repr() take
 # call -> (argument families -> result family): the forms whose result has one type
 RESULTS = {
@@ -118,6 +127,7 @@ RESULTS = {
     # numpy's int64, not an int, and stay Python
     **{f"numpy.{name}": {("float",): "float", ("int",): "float"} for name in NUMPY_FUNCTIONS
        if name not in ("abs", "sign")},
+    **{f"numpy.{name}": {families: "float" for families in NUMPY_FLOATS[name]} for name in NUMPY_FLOATS},
     "numpy.abs": {("float",): "float"},
     "numpy.sign": {("float",): "float"},
 }
