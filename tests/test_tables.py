@@ -165,3 +165,60 @@ def test_an_index_past_either_end_or_none_raises_pythons_error(spark, i, error):
     for how in ({"engine": "reference"}, {"spark": spark}):
         with pytest.raises(UdfRuntimeError, match=error):
             flow.collect(**how)
+
+
+# -- tables written in the function itself (`analysis.local_tables`) ---------------------------
+
+def local_sizes(r):
+    ranks = {"high": 2, "urgent": 3}
+    label = {"FR": "France", "DE": "Germany"}.get(r["country"], "elsewhere")
+    return {**r, "rank": ranks.get(r["priority"], 0), "label": label, "closed": r["status"] in ["cancelled", "returned"],
+            "first": ("a", "b", "c")[r["n"] % 3] if r["n"] is not None else None}
+
+
+def used_before_bound(r):
+    if r["n"] == 7:
+        return {**r, "rank": ranks.get(r["priority"], 0)}  # UnboundLocalError in Python  # noqa: F821
+    ranks = {"high": 2}
+    return {**r, "rank": ranks.get(r["priority"], 0)}
+
+
+def changed_after(r):
+    ranks = {"high": 2}
+    ranks["urgent"] = 3
+    return {**r, "rank": ranks.get(r["priority"], 0)}
+
+
+def handed_on(r):
+    ranks = {"high": 2}
+    return {**r, "rank": ranks.get(r["priority"], 0), "n_ranks": len(ranks)}
+
+
+def bound_in_a_branch(r):
+    if r["n"]:
+        ranks = {"high": 2}
+    return {**r, "rank": ranks.get(r["priority"], 0)}
+
+
+def test_a_literal_or_a_local_bound_to_one_and_only_looked_up_is_a_table():
+    model = analyze(local_sizes, set(FIELDS)).model
+    shown = str(model)
+    assert "ranks.get(r['priority'], 0)" in shown and "{'FR': 'France', 'DE': 'Germany'}.get(r['country'], 'elsewhere')" in shown, shown
+    for fn in (used_before_bound, changed_after, handed_on, bound_in_a_branch):
+        props = analyze(fn, set(FIELDS))
+        assert props.model is None or "ranks.get" not in str(props.model), (fn.__name__, str(props.model))
+
+
+def test_a_local_table_runs_natively_and_returns_what_python_returns(spark):
+    flow = _flow(spark, local_sizes)
+    lowering = Lowering(spark, flow.physical())
+    df = lowering.typed(flow.root)
+    assert lowering.native_labels >= {flow.root.label}, lowering.python_reasons
+    assert "ArrowEvalPython" not in df._jdf.queryExecution().executedPlan().toString()
+    assert _rows(flow, True) == _rows(flow, False)
+    said = []
+    for native in (False, True):
+        with pytest.raises(UdfRuntimeError) as err:
+            _flow(spark, used_before_bound, [ROWS[3]]).collect(native=native)
+        said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
+    assert said[0] == said[1] and "UnboundLocalError" in said[0], said

@@ -209,6 +209,11 @@ def formatted(r):
     return {**r, "f": f"{r['a']:03d}|{r['b']!r}|{r['c']:.1f}"}
 
 
+def local_ranks(r):
+    ranks = {"a": 1, "FRANCE": 2, 0: 3, None: 4, 2.5: 5}
+    return {**r, "rank": ranks.get(r["a"], -1), "hit": r["b"] in ("x", -1), "third": ranks[r["c"]]}
+
+
 # A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
 EXPECTED = {
     "nested_output": Spec("map", "a b c", reads="a", writes="meta", copy=True, output="a b c meta"),
@@ -244,6 +249,7 @@ EXPECTED = {
     "halvings": Spec("map", "a b c", reads="a", writes="steps"),
     "parse_or_zero": Spec("map", "a b c", reads="b", writes="bi"),
     "decimal_fee": Spec("map", "a b c", reads="a", writes="fee"),
+    "local_ranks": Spec("map", "a b c", reads="a b c", writes="rank hit third"),
     "formatted": Spec("map", "a b c", reads="a b c", writes="f"),
     "squeezed": Spec("map", "a b c", reads="b", writes="sq num"),
     "iso_week": Spec("map", "a b c", reads="a", writes="w y"),

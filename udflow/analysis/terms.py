@@ -25,6 +25,7 @@ import builtins
 from udflow.analysis.constants import constant_made, constant_timedelta
 from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
 from udflow.analysis.format_terms import joined_term
+from udflow.analysis.local_tables import literal_table, local_table
 from udflow.analysis.regex_terms import matched
 from udflow.analysis.resolved import module_call
 from udflow import spark_results
@@ -427,11 +428,11 @@ def table_of(frame, node) -> Optional[Table]:
     holds, as it is now; None for a local name, a name some function rebinds, or anything
     but a dict, set or sequence of literals."""
     if not isinstance(node, ast.Name):
-        return None
+        return literal_table(node)
     scope = frame
     while scope is not None:
         if node.id in scope.env:
-            return None
+            return local_table(scope.unit.node, node) if scope is frame else None
         scope = scope.parent
     unit = frame.unit
     if node.id in unit.closure:

@@ -117,7 +117,7 @@ def markdown() -> str:
               "on the records `optimize` samples); a helper the analysis models is inlined. A `try`",
               "of one statement and one handler (`try: x = float(s) except ValueError: x = None`) is",
               "one term: native on the rows where its body surely raises nothing, Python on the",
-              "others. A look-up in a module-level dict, set or tuple of literals",
+              "others. A look-up in a dict, set or tuple of literals (module-level, or written in the function)",
               "is native (checked unchanged when `to_spark()` builds the plan). An f-string of plain",
               "replacement fields, `f\"{a}/{b}\"`, is `str(a) + \"/\" + str(b)`; `{x:spec}` is",
               "`format(x, spec)` (native for an int's `d` specs, Python's call for the others) and",
