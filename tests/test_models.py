@@ -11,6 +11,8 @@ reason naming the construct and its line.
 import datetime
 import inspect
 import math
+import re
+import unicodedata
 from decimal import Decimal
 
 import pytest
@@ -77,7 +79,29 @@ def modelled_functions():
     return out
 
 
-CASES = modelled_functions()
+# Functions of this wider models that raise on the ints the analysis corpus is
+# checked with (`test_analysis_properties`): a date's ISO week, a regex of a str, a local table
+
+
+def iso_week(r):
+    return {**r, "w": r["a"].isocalendar()[1], "y": r["a"].isocalendar().year}
+
+
+def squeezed(r):
+    return {**r, "sq": re.sub(r"\s+", " ", r["b"]), "num": re.search(r"\d", r["b"]) is not None}
+
+
+def local_ranks(r):
+    ranks = {"a": 1, "FRANCE": 2, 0: 3, None: 4, 2.5: 5}
+    return {**r, "rank": ranks.get(r["a"], -1), "hit": r["b"] in ("x", -1), "third": ranks[r["c"]]}
+
+
+def normalized_day(r):
+    return {**r, "n": unicodedata.normalize("NFKC", r["b"]), "doy": r["a"].timetuple().tm_yday}
+
+
+WIDER = [(fn.__name__, fn, "map", ["a", "b", "c"]) for fn in (iso_week, squeezed, local_ranks, normalized_day)]
+CASES = modelled_functions() + WIDER
 
 
 @pytest.mark.parametrize("name,fn,kind,fields", CASES, ids=[c[0] for c in CASES])
@@ -93,6 +117,10 @@ def test_the_model_computes_what_the_function_computes(name, fn, kind, fields):
         assert same(python_outcome(fn, kind, record), model_outcome(props.model, record)), (name, record)
 
     agree()
+
+
+def test_the_wider_models_apply():
+    assert all(uf.analyze(fn, set(fields)).model is not None for _, fn, _, fields in WIDER)
 
 
 def test_enough_functions_get_a_model():

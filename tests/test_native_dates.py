@@ -189,7 +189,7 @@ def test_isoformat_and_str_of_dates_and_datetimes_are_native_and_pythons(spark):
 
 def iso_parts(r):
     return {**r, "year": r["d"].isocalendar()[0], "week": r["d"].isocalendar().week,
-            "weekday": r["d"].isocalendar()[-1]}
+            "weekday": r["d"].isocalendar()[-1], "day_of_year": r["d"].timetuple().tm_yday}
 
 
 ISO_DAYS = [dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 12, 30), dt.date(2021, 1, 3), dt.date(2020, 12, 31),
@@ -199,7 +199,8 @@ ISO_DAYS = [dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(2024, 12, 30), dt.d
 @pytest.mark.parametrize("as_datetime", [False, True], ids=["date", "datetime"])
 def test_the_iso_calendars_parts_are_native_and_pythons(spark, as_datetime):
     """`d.isocalendar()[k]` and `.year/.week/.weekday` are Spark's ISO 8601 week fields, equal
-    to Python's from year 1 to 9999, the weeks that straddle a new year included."""
+    to Python's from year 1 to 9999, the weeks that straddle a new year included; so is
+    `d.timetuple().tm_yday`, Spark's dayofyear."""
     days = ISO_DAYS + [dt.date.fromordinal(k) for k in range(1, 3652059, 9973)]
     rows = [{"d": dt.datetime.combine(x, dt.time(23, 59, 59)) if as_datetime else x} for x in days]
     flow = uf.source("t", rows=rows).map(iso_parts)

@@ -225,6 +225,8 @@ def same(python_value, native_value) -> bool:
     python_value, native_value = (v.item() if type(v).__module__ == "numpy" else v for v in (python_value, native_value))
     if type(python_value) is not type(native_value):
         return False
+    if isinstance(python_value, tuple):  # a `Tuple` term's value (compiled terms): NaN equals NaN there too
+        return len(python_value) == len(native_value) and all(map(same, python_value, native_value))
     if isinstance(python_value, float) and math.isnan(python_value):
         return math.isnan(native_value)
     if isinstance(python_value, float):

@@ -19,6 +19,8 @@ TEXTS = ["a@b.com", "nobody", "@", "a@b@c", "", ",", "x, y,,z", " lead trail ", 
 TERMS = [SplitItem(Field("s"), sep, i) for sep in ("@", ",", "/", "::", None) for i in (0, 1, 2, -1, -2)] + \
     [SplitLen(Field("s"), sep) for sep in ("@", ",", "::", None)] + \
     [SplitItem(Lit("a,b"), ",", 1), SplitLen(Lit(""), None)] + \
+    [SplitItem(Field("s"), sep, i, n) for sep in ("@", "::", "/") for i in (0, 1, -1) for n in (0, 1, 2)] + \
+    [SplitLen(Field("s"), sep, n) for sep in (",", "/") for n in (0, 1)] + \
     [SplitJoin(Field("s"), sep, joiner) for sep in (",", "::", None) for joiner in (" ", "", "$1\\")] + \
     [JoinItems(",", (Field("s"), Lit("x"))), JoinItems("", (Lit("x"), Field("s"), Field("s")))]
 
@@ -62,6 +64,32 @@ def test_the_analysis_models_a_split_read_in_place():
     fields = dict(case.emit.fields)
     assert str(fields["n"]) == "len(r['email'].split('.'))"
     assert "r['email'].split('@')[-1]" in str(fields["domain"])
+
+
+def first_and_rest(r):
+    return {**r, "first": r["s"].split(" ", 1)[0], "rest": r["s"].split(" ", maxsplit=1)[-1], "n": len(r["s"].split("/", 2))}
+
+
+def on_whitespace_once(r):
+    return {**r, "x": r["s"].split(None, 1)[0]}
+
+
+def with_a_negative_count(r):
+    return {**r, "x": r["s"].split(" ", -1)[0]}
+
+
+def with_a_computed_count(r):
+    return {**r, "x": r["s"].split(" ", r["k"])[0]}
+
+
+def test_a_split_with_a_maxsplit_of_a_constant_separator_is_a_term():
+    (case,) = analyze(first_and_rest).model.cases
+    fields = {name: str(term) for name, term in case.emit.fields}
+    assert fields["first"] == "r['s'].split(' ', 1)[0]" and fields["rest"] == "r['s'].split(' ', 1)[-1]", fields
+    assert fields["n"] == "len(r['s'].split('/', 2))", fields
+    for fn in (on_whitespace_once, with_a_negative_count, with_a_computed_count):
+        props = analyze(fn, {"s", "k"})
+        assert props.model is None and "cannot express" in props.model_reason, (fn.__name__, props.model_reason)
 
 
 @pytest.mark.spark

@@ -9,6 +9,7 @@ import datetime
 import math
 
 import numpy as np
+import unicodedata
 import pytest
 
 import udflow as uf
@@ -72,6 +73,10 @@ def numpy_of_more(r):
             "low": np.minimum(2.5, r["x"]), "as64": float(np.float64(r["x"]) * 1.1), "whole": np.round(r["x"])}
 
 
+def normalized(r):
+    return {**r, "nfc": unicodedata.normalize("NFC", r["s"]), "nfkd": unicodedata.normalize("NFKD", r["s"]).strip()}
+
+
 def days(r):
     return {**r, "day": r["ts"].date(), "label": r["ts"].strftime("%Y-%m %H")}
 
@@ -100,6 +105,12 @@ def _same_on_spark(spark, fn, rows, describe: str):
 def test_a_str_method_with_constant_arguments_is_native_and_pythons(spark, fn):
     _same_on_spark(spark, fn, [{"s": s} for s in TEXTS + UNICODE_TEXTS], "native")
     assert "Python" not in uf.source("t", rows=[{"s": "a"}]).map(fn).physical().root.describe()
+
+
+def test_unicode_normalization_is_pythons_call_in_the_native_plan(spark):
+    """Python's Unicode database (14.0 in 3.11), not the JVM's Normalizer (13.0 in Java 17)."""
+    _same_on_spark(spark, normalized, [{"s": s} for s in TEXTS + UNICODE_TEXTS + ["\ufb01", "e\u0301", "\u2460"]],
+                   "native, with Python for unicodedata.normalize")
 
 
 def test_title_and_capitalize_run_as_python_in_the_native_plan(spark):

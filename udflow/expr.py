@@ -33,6 +33,7 @@ import decimal
 import math
 import operator
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -122,6 +123,8 @@ FUNCTIONS = {
     "date.isoweekday": lambda d: d.isoweekday(),  # Monday 1 .. Sunday 7
     "date.isoformat": lambda d: d.isoformat(),
     "date.isocalendar": lambda d, k: d.isocalendar()[k],  # k: 0 the ISO year, 1 its week, 2 the weekday
+    "date.dayofyear": lambda d: d.timetuple().tm_yday,
+    "unicodedata.normalize": unicodedata.normalize,  # of a constant form: "NFC", "NFKD", ...
     # `re`, with constant patterns (`analysis.regex_terms`): a substitution, and whether a
     # match function finds a match (its match object is a value no column holds)
     # an f-string's replacement fields (`analysis.format_terms`): format(x, spec), x!r, x!a
@@ -360,13 +363,15 @@ class Call(Expr):
         if self.name == "re.matched":
             kind, *rest = self.args
             return f"(re.{kind.value}({', '.join(str(a) for a in rest)}) is not None)"
-        if self.name.startswith(("math.", "numpy.", "datetime.", "re.")):
+        if self.name.startswith(("math.", "numpy.", "datetime.", "re.", "unicodedata.")):
             return f"{self.name}({', '.join(str(a) for a in self.args)})"
         if "." in self.name:
             receiver, *rest = self.args
             method = self.name.split(".", 1)[1]
             if self.name == "date.isocalendar":
                 return f"{receiver}.isocalendar()[{rest[0]}]"
+            if self.name == "date.dayofyear":
+                return f"{receiver}.timetuple().tm_yday"
             if self.name.startswith("date.") or self.name == "timedelta.days":
                 if method in DATE_METHODS:
                     return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"

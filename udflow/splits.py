@@ -3,6 +3,7 @@
     r["email"].split("@")[-1]        SplitItem(Field('email'), '@', -1)
     r["title"].split()[0]            SplitItem(Field('title'), None, 0)
     len(r["tags"].split(","))        SplitLen(Field('tags'), ',')
+    r["name"].split(" ", 1)[1]       SplitItem(Field('name'), ' ', 1, maxsplit=1)
     " ".join(r["name"].split())      SplitJoin(Field('name'), None, ' ')
     ",".join([r["a"], r["b"]])       JoinItems(',', (Field('a'), Field('b')))
 
@@ -21,31 +22,40 @@ from udflow.expr import Expr
 
 @dataclass(frozen=True)
 class SplitItem(Expr):
-    """`operand.split(sep)[index]`: the piece at `index` (negative from the end)."""
+    """`operand.split(sep)[index]`: the piece at `index` (negative from the end); with
+    `maxsplit` >= 0, `operand.split(sep, maxsplit)[index]` (the rest of the text the last piece)."""
 
     operand: Expr
     sep: Optional[str]
     index: int
+    maxsplit: int = -1
 
     def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
-        return evaluate(self.operand, record).split(self.sep)[self.index]
+        return evaluate(self.operand, record).split(self.sep, self.maxsplit)[self.index]
 
     def __str__(self) -> str:
-        return f"{self.operand}.split({'' if self.sep is None else repr(self.sep)})[{self.index}]"
+        return f"{self.operand}.split({_arguments(self.sep, self.maxsplit)})[{self.index}]"
 
 
 @dataclass(frozen=True)
 class SplitLen(Expr):
-    """`len(operand.split(sep))`: the number of pieces."""
+    """`len(operand.split(sep))`: the number of pieces (`operand.split(sep, maxsplit)`'s)."""
 
     operand: Expr
     sep: Optional[str]
+    maxsplit: int = -1
 
     def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
-        return len(evaluate(self.operand, record).split(self.sep))
+        return len(evaluate(self.operand, record).split(self.sep, self.maxsplit))
 
     def __str__(self) -> str:
-        return f"len({self.operand}.split({'' if self.sep is None else repr(self.sep)}))"
+        return f"len({self.operand}.split({_arguments(self.sep, self.maxsplit)}))"
+
+
+def _arguments(sep: Optional[str], maxsplit: int) -> str:
+    """A split's arguments as the user wrote them: `','`, `',', 1`, or none."""
+    shown = "" if sep is None else repr(sep)
+    return shown if maxsplit < 0 else f"{shown}, {maxsplit}"
 
 
 @dataclass(frozen=True)

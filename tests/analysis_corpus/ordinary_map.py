@@ -2,7 +2,6 @@
 
 import functools
 import math
-import re
 from decimal import Decimal
 
 from tests.analysis_corpus import Spec
@@ -197,21 +196,8 @@ def hypot_ab(r):
     return {**r, "h": math.hypot(r["a"], r["b"]) * math.pi - math.gcd(3, 12)}
 
 
-def iso_week(r):
-    return {**r, "w": r["a"].isocalendar()[1], "y": r["a"].isocalendar().year}
-
-
-def squeezed(r):
-    return {**r, "sq": re.sub(r"\s+", " ", r["b"]), "num": re.search(r"\d", r["b"]) is not None}
-
-
 def formatted(r):
     return {**r, "f": f"{r['a']:03d}|{r['b']!r}|{r['c']:.1f}"}
-
-
-def local_ranks(r):
-    ranks = {"a": 1, "FRANCE": 2, 0: 3, None: 4, 2.5: 5}
-    return {**r, "rank": ranks.get(r["a"], -1), "hit": r["b"] in ("x", -1), "third": ranks[r["c"]]}
 
 
 # A field copied unchanged as r["f"] is read: KeyError where it is absent (docs/analysis.md, "Errors").
@@ -249,10 +235,7 @@ EXPECTED = {
     "halvings": Spec("map", "a b c", reads="a", writes="steps"),
     "parse_or_zero": Spec("map", "a b c", reads="b", writes="bi"),
     "decimal_fee": Spec("map", "a b c", reads="a", writes="fee"),
-    "local_ranks": Spec("map", "a b c", reads="a b c", writes="rank hit third"),
     "formatted": Spec("map", "a b c", reads="a b c", writes="f"),
-    "squeezed": Spec("map", "a b c", reads="b", writes="sq num"),
-    "iso_week": Spec("map", "a b c", reads="a", writes="w y"),
     "hypot_ab": Spec("map", "a b c", reads="a b", writes="h"),
     "positive_lambda_map": Spec("map", "a b c", reads="a", writes="b c pos", copy=False, output="a pos"),
 }

@@ -4,6 +4,7 @@ of the ISO calendar, read through a value the IR does not hold.
     d.year                    Call('date.year', (d,))
     (b - a).days              Call('timedelta.days', (Arith('-', b, a),))
     math.pi                   Lit(3.141592653589793)
+    d.timetuple().tm_yday     Call('date.dayofyear', (d,))
 
 `d.isocalendar()` is a named tuple, which no term is; its parts are ints, read by index or
 by name, each one term:
@@ -29,6 +30,9 @@ def attribute_term(frame, node: ast.Attribute, child: Callable) -> Optional[Expr
     """The term of `node.attr` read from `node.value` (`child` gives a node's term), or None."""
     if (part := iso_calendar_part(frame, node, child)) is not None:
         return part
+    if node.attr == "tm_yday" and (called := _method_call(node.value, "timetuple")) is not None:
+        receiver = child(frame, called.func.value)
+        return Call("date.dayofyear", (receiver,)) if receiver is not None else None
     if node.attr in DATE_PARTS or node.attr == "days":
         base = child(frame, node.value)
         name = "timedelta.days" if node.attr == "days" else f"date.{node.attr}"
@@ -48,12 +52,19 @@ def iso_calendar_part(frame, node: ast.AST, child: Callable) -> Optional[Call]:
         index = ISO_PARTS[node.attr]
     else:
         return None
-    called = node.value
-    if not (isinstance(called, ast.Call) and isinstance(called.func, ast.Attribute)
-            and called.func.attr == "isocalendar" and not called.args and not called.keywords):
+    called = _method_call(node.value, "isocalendar")
+    if called is None:
         return None
     receiver = child(frame, called.func.value)
     return Call("date.isocalendar", (receiver, Lit(index))) if receiver is not None else None
+
+
+def _method_call(node: ast.AST, name: str) -> Optional[ast.Call]:
+    """`node` where it is `<receiver>.name()` called without arguments, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name \
+            and not node.args and not node.keywords:
+        return node
+    return None
 
 
 def _constant_index(node: ast.AST) -> Optional[int]:

@@ -13,6 +13,7 @@ import operator
 import re
 import statistics
 import string
+import unicodedata
 
 from udflow import spark_results
 
@@ -32,7 +33,7 @@ ORDER_INSENSITIVE = frozenset(
 ) | {math.fsum, math.prod, statistics.mean, statistics.median, statistics.fmean}
 
 # Whole modules of pure functions.
-PURE_MODULES = (math, operator, statistics, string)
+PURE_MODULES = (math, operator, statistics, string, unicodedata)
 
 PURE_CALLABLES = frozenset(
     {
@@ -88,7 +89,7 @@ READ_METHODS = frozenset(
         "isupper title capitalize casefold center ljust rjust zfill partition rpartition find "
         "rfind index rindex count encode decode removeprefix removesuffix expandtabs swapcase "
         "translate isascii "
-        "isoformat weekday isoweekday strftime date time timestamp toordinal isocalendar "
+        "isoformat weekday isoweekday strftime date time timestamp toordinal isocalendar timetuple "
         "total_seconds quantize normalize to_integral_value is_nan is_integer as_integer_ratio "
         "conjugate bit_length hex "
         "get keys values items copy union intersection difference symmetric_difference "

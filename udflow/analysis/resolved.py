@@ -17,10 +17,11 @@ import datetime
 import math
 import re
 import types
+import unicodedata
 from typing import Optional
 
 from udflow.analysis.regex_terms import regex_call
-from udflow.expr import FUNCTIONS, NUMPY_MORE, Call
+from udflow.expr import FUNCTIONS, NUMPY_MORE, Call, Lit
 
 # (the method's name, its arguments) -> (the class it is called on, the IR's name for it)
 CLASS_CALLS = {("strptime", 2): (datetime.datetime, "datetime.strptime"),
@@ -37,6 +38,9 @@ def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
         return Call(f"numpy.{func.attr}", tuple(args))
     if names_object(frame, func.value, re):
         return regex_call(func.attr, args)
+    if names_object(frame, func.value, unicodedata) and func.attr == "normalize" and len(args) == 2 \
+            and isinstance(args[0], Lit) and isinstance(args[0].value, str):
+        return Call("unicodedata.normalize", tuple(args))
     owner, name = CLASS_CALLS.get((func.attr, len(args)), (None, None))
     if owner is not None and names_object(frame, func.value, owner):
         return Call(name, tuple(args))

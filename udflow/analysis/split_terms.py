@@ -11,21 +11,29 @@ from udflow.expr import Expr, Lit
 from udflow.splits import JoinItems, SplitJoin
 
 
-def split_of(frame, node, child: Callable, is_str: Callable) -> Optional[tuple]:
+def split_of(frame, node, child: Callable, is_str: Callable, limited: bool = False) -> Optional[tuple]:
     """(the receiver's term, the separator or None) where `node` is `<a str term>.split()` or
-    `.split(<a str constant>)`; None for any other node (maxsplit, a computed separator)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
-            and not node.keywords and len(node.args) <= 1):
+    `.split(<a str constant>)`; None for any other node (a computed separator). `limited`:
+    also `.split(sep, n)` or `.split(sep, maxsplit=n)` of a constant sep and n >= 0, and the
+    tuple gets the maxsplit third (-1 where there is none)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"):
+        return None
+    given = list(node.args) + [k.value for k in node.keywords if k.arg == "maxsplit"]
+    if len(given) > (2 if limited else 1) or len(given) != len(node.args) + len(node.keywords) \
+            or any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) == 0 and node.keywords:
         return None
     receiver = child(frame, node.func.value)
     if receiver is None or not is_str(receiver):
         return None
-    if not node.args:
-        return receiver, None
-    sep = child(frame, node.args[0])
-    if not isinstance(sep, Lit) or not (sep.value is None or isinstance(sep.value, str)):
+    seps = [child(frame, a) for a in given[:1]] or [Lit(None)]
+    if not isinstance(seps[0], Lit) or not (seps[0].value is None or isinstance(seps[0].value, str)):
         return None
-    return receiver, sep.value
+    if len(given) < 2:
+        return (receiver, seps[0].value, -1) if limited else (receiver, seps[0].value)
+    count = child(frame, given[1])  # a maxsplit: of a constant, non-empty separator only
+    if not (isinstance(count, Lit) and type(count.value) is int and count.value >= 0 and seps[0].value):
+        return None
+    return receiver, seps[0].value, count.value
 
 
 def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len: Callable) -> Optional[tuple]:
@@ -34,7 +42,7 @@ def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
             and len(node.args) == 1 and not node.keywords):
         return None
-    split = split_of(frame, node.args[0], child, is_str)
+    split = split_of(frame, node.args[0], child, is_str, limited=True)
     return split if split is not None and is_builtin_len() else None
 
 

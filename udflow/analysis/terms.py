@@ -72,8 +72,9 @@ CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">"
 # Builtins over a Reduce's group (`GroupRows`): an aggregate, or the same rows again
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
+# calls whose value is a str (or which raise)
+STR_CALLS = ("str", "re.sub", "format", "repr", "ascii", "unicodedata.normalize")
 # Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
-STR_CALLS = ("str", "re.sub", "format", "repr", "ascii")  # calls whose value is a str (or which raise)
 NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem, Tuple, Item)
 NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
 TUPLE_AGGREGATES = ("min", "max")  # the only aggregates over a `Tuple` of per-record terms
@@ -261,9 +262,9 @@ def _subscript(frame, node, value: Val):
         if index is None or index is False or not -n <= index < n:
             return None  # a slice, a computed index, or IndexError: no term
         return Item(base, index % n)
-    split, index = split_of(frame, node.value, _child, _is_str_term), _int_literal(node.slice)
+    split, index = split_of(frame, node.value, _child, _is_str_term, limited=True), _int_literal(node.slice)
     if split is not None and type(index) is int:
-        return SplitItem(*split, index)
+        return SplitItem(split[0], split[1], index, split[2])
     if value.term is not None:
         return value.term
     table = table_of(frame, node.value)
@@ -425,7 +426,8 @@ def _helper(frame, node):
 
 def table_of(frame, node) -> Optional[Table]:
     """The constant table (`udflow.tables`) a module global or closure variable named by `node`
-    holds, as it is now; None for a local name, a name some function rebinds, or anything
+    holds, as it is now, or a literal written in the function or a local bound to one
+    (`local_tables`); None for another local name, a name some function rebinds, or anything
     but a dict, set or sequence of literals."""
     if not isinstance(node, ast.Name):
         return literal_table(node)

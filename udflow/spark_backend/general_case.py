@@ -9,17 +9,17 @@ bits, an `int / int` past 2**53), the normal case that proves it does not
     other rows:   df.filter(NOT ...)                 -> the user's function, record by record
     result:       the union of the two, by name
 
-The other rows cross to Python as the columns the function reads (a pure filter, or a Map
-that copies its record, `{**r, ...}`: a scalar UDF, `scalar.exploded_map`), the fields it
-only copies staying in the JVM: documents' tokenizer over its texts beyond ASCII once
-sent each text back through Arrow once per word it emitted. Other functions see whole
-records (`mapInArrow`).
-
 so every row gets what Python gives it: its value, or its error in Python's words. The
 bound is a comparison with constants, which Spark pushes into a Parquet scan: row groups
 whose statistics lie inside it are skipped by the general side without being read. The
 general side costs one more pass over the operator's input where that input is not a
 scan (the sides do not share it), so it is taken only where a limit could fire.
+
+The other rows cross to Python as the columns the function reads (a pure filter, or a Map
+that copies its record, `{**r, ...}`: a scalar UDF, `scalar.exploded_map`), the fields it
+only copies staying in the JVM: documents' tokenizer over its texts beyond ASCII once
+sent each text back through Arrow once per word it emitted. Other functions see whole
+records (`mapInArrow`).
 
 A Match's or Cross's function splits the joined pairs the same way (its model is a Map's
 over the concatenated pair); the join itself runs for both sides.

@@ -453,6 +453,7 @@ CALLS = {
     "date.weekday": _weekday(iso=False),
     "date.isoweekday": _weekday(iso=True),
     "date.isocalendar": _iso_calendar,
+    "date.dayofyear": _date_part("dayofyear", "timetuple"),
     "date.isoformat": native_dates.isoformat,
     "min": _min_max("least"),
     "max": _min_max("greatest"),

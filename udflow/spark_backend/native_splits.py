@@ -26,13 +26,17 @@ ASCII_WHITESPACE = "[\\t-\\r\\x1c- ]+"  # Python's whitespace among ASCII: 9-13 
 NONE_SPLIT = "AttributeError: 'NoneType' object has no attribute 'split'"
 
 
-def pieces(text: str, sep, plain: bool) -> str:
-    """The array of `text`'s pieces as Python's `split(sep)` gives them (`text` not null)."""
+def pieces(text: str, sep, plain: bool, maxsplit: int = -1) -> str:
+    """The array of `text`'s pieces as Python's `split(sep)` gives them (`text` not null); with
+    `maxsplit` >= 0 (a separator's only), at most maxsplit + 1 pieces, the last one the rest
+    of the text: Java's `String.split` with that limit, which keeps empty pieces as Python."""
     if sep is None:
+        if maxsplit >= 0:
+            raise NotNative("split() on whitespace with a maxsplit")
         return f"filter({whitespace_split(text, plain)}, p -> p != '')"
     if not sep:
         raise NotNative("split with an empty separator (Python raises ValueError)")
-    return call("split", text, literal(quoted(sep)), "-1")
+    return call("split", text, literal(quoted(sep)), str(maxsplit + 1 if maxsplit >= 0 else -1))
 
 
 def whitespace_split(text: str, plain: bool) -> str:
@@ -67,14 +71,16 @@ def split_item(low, t) -> Typed:
     past = low.error("IndexError: list index out of range")
     if x.nullable:
         past = f"CASE WHEN {x.sql} IS NULL THEN {low.error(NONE_SPLIT)} ELSE {past} END"
-    return Typed(f"coalesce(try_element_at({pieces(x.sql, t.sep, x.leaf)}, {index}), {past})", "str", False)
+    return Typed(f"coalesce(try_element_at({pieces(x.sql, t.sep, x.leaf, t.maxsplit)}, {index}), {past})", "str",
+                 False)
 
 
 def split_len(low, t) -> Typed:
     """`SplitLen`: the number of pieces (AttributeError on None)."""
     x = _operand(low, t)
     guards = [(f"({x.sql} IS NULL)", low.error(NONE_SPLIT))] if x.nullable else []
-    return Typed(low.guarded(guards, f"CAST(size({pieces(x.sql, t.sep, x.leaf)}) AS BIGINT)"), "int", False)
+    return Typed(low.guarded(guards, f"CAST(size({pieces(x.sql, t.sep, x.leaf, t.maxsplit)}) AS BIGINT)"), "int",
+                 False)
 
 
 def split_join(low, t) -> Typed:

@@ -120,6 +120,7 @@ RESULTS = {
     "ascii": {(family,): "str" for family in FORMATTED},
     # Python's `re` (Java's regular expressions read a pattern otherwise: `\d` is 0-9 there)
     "re.sub": {("str", "str", "str"): "str"},
+    "unicodedata.normalize": {("str", "str"): "str"},  # Python's Unicode database, not the JVM's
     "re.matched": {("str", "str", "str"): "bool"},
     # a text's rows without a strict spelling (`native_parse`): Python's parse, or its ValueError
     "float": {("str",): "float"},
