@@ -125,12 +125,12 @@ FUNCTIONS = {
     "date.isocalendar": lambda d, k: d.isocalendar()[k],  # k: 0 the ISO year, 1 its week, 2 the weekday
     "date.dayofyear": lambda d: d.timetuple().tm_yday,
     "unicodedata.normalize": unicodedata.normalize,  # of a constant form: "NFC", "NFKD", ...
-    # `re`, with constant patterns (`analysis.regex_terms`): a substitution, and whether a
-    # match function finds a match (its match object is a value no column holds)
     # an f-string's replacement fields (`analysis.format_terms`): format(x, spec), x!r, x!a
     "format": format,
     "repr": repr,
     "ascii": ascii,
+    # `re`, with constant patterns (`analysis.regex_terms`): a substitution, and whether a
+    # match function finds a match (its match object is a value no column holds)
     "re.sub": re.sub,
     **{f"re.{name}": getattr(re, name) for name in RE_MATCHES},
     "re.matched": lambda kind, pattern, text: RE_MATCHES[kind](pattern, text) is not None,

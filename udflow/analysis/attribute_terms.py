@@ -40,14 +40,15 @@ def attribute_term(frame, node: ast.Attribute, child: Callable) -> Optional[Expr
     return math_constant(frame, node)
 
 
-def iso_calendar_part(frame, node: ast.AST, child: Callable) -> Optional[Call]:
+def iso_calendar_part(frame, node: ast.AST, child: Callable, index=None) -> Optional[Call]:
     """The term of `node` where it reads one part of `<receiver>.isocalendar()` (`child`
-    gives the receiver's term); None for anything else, and for an index past the tuple
+    gives the receiver's term; `index`, for a subscript, its constant int index as
+    `terms._int_literal` reads it); None for anything else, and for an index past the tuple
     (Python's IndexError, in Python)."""
-    if isinstance(node, ast.Subscript) and (at := _constant_index(node.slice)) is not None:
-        if not -3 <= at < 3:
+    if isinstance(node, ast.Subscript) and type(index) is int:
+        if not -3 <= index < 3:
             return None
-        index = at % 3
+        index %= 3
     elif isinstance(node, ast.Attribute) and node.attr in ISO_PARTS:
         index = ISO_PARTS[node.attr]
     else:
@@ -66,10 +67,3 @@ def _method_call(node: ast.AST, name: str) -> Optional[ast.Call]:
         return node
     return None
 
-
-def _constant_index(node: ast.AST) -> Optional[int]:
-    """The int an index written as a constant is (`1`, `-1`), else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _constant_index(node.operand)
-        return None if inner is None else -inner
-    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None

@@ -35,10 +35,10 @@ def regex_call(name: str, args: list) -> Optional[Call]:
 def matched(term: Expr, negated: bool) -> Optional[Expr]:
     """`term is not None` (`is None` where `negated`) where `term` is a match call: the test
     as one term; None for any other term."""
-    if not (isinstance(term, Call) and term.name.removeprefix("re.") in MATCHES and term.name.startswith("re.")):
+    if not (isinstance(term, Call) and term.name.startswith("re.") and term.name[len("re."):] in MATCHES):
         return None
-    found = Call("re.matched", (Lit(term.name.removeprefix("re.")), *term.args))
-    return Not(found) if not negated else found
+    found = Call("re.matched", (Lit(term.name[len("re."):]), *term.args))
+    return found if negated else Not(found)
 
 
 def _text(term: Expr) -> bool:

@@ -16,24 +16,26 @@ def split_of(frame, node, child: Callable, is_str: Callable, limited: bool = Fal
     `.split(<a str constant>)`; None for any other node (a computed separator). `limited`:
     also `.split(sep, n)` or `.split(sep, maxsplit=n)` of a constant sep and n >= 0, and the
     tuple gets the maxsplit third (-1 where there is none)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split") \
+            or any(isinstance(a, ast.Starred) for a in node.args):
         return None
-    given = list(node.args) + [k.value for k in node.keywords if k.arg == "maxsplit"]
-    if len(given) > (2 if limited else 1) or len(given) != len(node.args) + len(node.keywords) \
-            or any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) == 0 and node.keywords:
+    if any(k.arg != "maxsplit" for k in node.keywords) or node.keywords and len(node.args) != 1:
+        return None  # `sep=` by name, or a maxsplit without a separator before it
+    given = node.args + [k.value for k in node.keywords]
+    if len(given) > (2 if limited else 1):
         return None
     receiver = child(frame, node.func.value)
     if receiver is None or not is_str(receiver):
         return None
-    seps = [child(frame, a) for a in given[:1]] or [Lit(None)]
-    if not isinstance(seps[0], Lit) or not (seps[0].value is None or isinstance(seps[0].value, str)):
+    sep = child(frame, given[0]) if given else Lit(None)
+    if not isinstance(sep, Lit) or not (sep.value is None or isinstance(sep.value, str)):
         return None
     if len(given) < 2:
-        return (receiver, seps[0].value, -1) if limited else (receiver, seps[0].value)
+        return (receiver, sep.value, -1) if limited else (receiver, sep.value)
     count = child(frame, given[1])  # a maxsplit: of a constant, non-empty separator only
-    if not (isinstance(count, Lit) and type(count.value) is int and count.value >= 0 and seps[0].value):
+    if not (isinstance(count, Lit) and type(count.value) is int and count.value >= 0 and sep.value):
         return None
-    return receiver, seps[0].value, count.value
+    return receiver, sep.value, count.value
 
 
 def split_len_of(frame, node, child: Callable, is_str: Callable, is_builtin_len: Callable) -> Optional[tuple]:

@@ -253,7 +253,7 @@ def _is_str_term(term: Expr) -> bool:
 
 
 def _subscript(frame, node, value: Val):
-    if (part := iso_calendar_part(frame, node, _child)) is not None:
+    if (part := iso_calendar_part(frame, node, _child, _int_literal(node.slice))) is not None:
         return part
     base = _child(frame, node.value)
     if is_tuple_aggregate(base):  # before value.term: the interpreter's value is one record's tuple

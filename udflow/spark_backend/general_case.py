@@ -112,16 +112,16 @@ def _in_python(node: Map | Match | Cross, others: DataFrame, native: DataFrame, 
     A filter, or a Map that copies its record, is a scalar UDF over the fields it reads
     (and writes), the rest of the row staying native (`scalar`); any other function sees
     whole records (`mapInArrow`)."""
-    if isinstance(node, Map) and node.is_filter:
-        shown = properties_of(node).read_projection()
+    props = properties_of(node) if isinstance(node, Map) else None
+    if props is not None and node.is_filter:
+        shown = props.read_projection()
         columns = [c for c in others.columns if shown is not None and c in shown]
         if columns:
             return others.filter(scalar.predicate(node, udf, columns))
         return others.mapInArrow(executor.filter_partitions(udf, False), others.schema)
-    if isinstance(node, Map):
-        writes = properties_of(node).writes
-        written = StructType([f for f in native.schema.fields if f.name in writes])
-        general = scalar.exploded_map(node, udf, others, written, encoder(written), native.columns)
+    if props is not None:
+        written = StructType([f for f in native.schema.fields if f.name in props.writes])
+        general = scalar.exploded_map(props, udf, others, written, encoder(written), native.columns)
         if general is not None:
             return general
     schema = native.schema

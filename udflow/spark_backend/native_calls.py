@@ -306,9 +306,7 @@ def _date_part(name: str, attribute: str = ""):
         (x,) = args
         if x.family not in ("date", "datetime"):  # a naive datetime: TIMESTAMP_NTZ, no zone to shift it
             raise NotNative("a date attribute of a non-date")
-        message = python_words.words(python_words.attribute(attribute), None) or \
-            "AttributeError: 'NoneType' object has no attribute"
-        guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+        guards = native_strings.none_receiver_guards(low, x, attribute)
         return Typed(low.guarded(guards, cast(call(name, x.sql), "BIGINT")), "int", False)
     return make
 
@@ -331,10 +329,7 @@ def _weekday(iso: bool):
         (x,) = args
         if x.family not in ("date", "datetime"):
             raise NotNative("weekday() of a non-date")
-        attribute = "isoweekday" if iso else "weekday"
-        message = python_words.words(python_words.attribute(attribute), None) or \
-            "AttributeError: 'NoneType' object has no attribute"
-        guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+        guards = native_strings.none_receiver_guards(low, x, "isoweekday" if iso else "weekday")
         value = f"CAST((dayofweek({x.sql}) + 5) % 7 + {1 if iso else 0} AS BIGINT)"
         return Typed(low.guarded(guards, value), "int", False)
     return make
@@ -349,9 +344,7 @@ def _iso_calendar(low, args):
     x, k = args
     if x.family not in ("date", "datetime") or k.known not in ((0,), (1,), (2,)):
         raise NotNative("an ISO calendar part of a non-date")
-    message = python_words.words(python_words.attribute("isocalendar"), None) or \
-        "AttributeError: 'NoneType' object has no attribute 'isocalendar'"
-    guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+    guards = native_strings.none_receiver_guards(low, x, "isocalendar")
     return Typed(low.guarded(guards, cast(ISO_CALENDAR[k.known[0]].format(x.sql), "BIGINT")), "int", False)
 
 

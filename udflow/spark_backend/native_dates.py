@@ -36,6 +36,7 @@ import operator
 
 from udflow.expr import Arith, Lit
 from udflow.spark_backend import native_spans, python_words, sql
+from udflow.spark_backend.native_strings import none_receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
 
 DURATIONS = ("timedelta.total_seconds", "timedelta.days")
@@ -144,7 +145,5 @@ def isoformat(low, args) -> Typed:
     (x,) = args
     if x.family not in ("date", "datetime"):
         raise NotNative(f"isoformat() of a {x.family}")
-    message = python_words.words(python_words.attribute("isoformat"), None) or \
-        "AttributeError: 'NoneType' object has no attribute 'isoformat'"
-    guards = [(f"({x.sql} IS NULL)", low.error(message))] if x.nullable else []
+    guards = none_receiver_guards(low, x, "isoformat")
     return Typed(low.guarded(guards, iso_text(x.sql, x.family, "T")), "str", False)

@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
-from udflow.spark_backend import native_case, native_shared, native_splits, nullness
+from udflow.spark_backend import native_case, native_shared, native_splits, native_strings, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import datetime_columns
@@ -287,11 +287,7 @@ def _split_pieces(model: ExplodeModel, lowering: NativeLowering) -> str:
     source = lowering.lower(model.source)
     if source.family != "str":
         raise NotNative(f"split of a {source.family} value")
-    guards = []
-    if source.nullable:
-        message = "AttributeError: 'NoneType' object has no attribute 'split'"
-        guards.append((f"({source.sql} IS NULL)", lowering.error(message)))
-    text = lowering.guarded(guards, source.sql)
+    text = lowering.guarded(native_strings.none_receiver_guards(lowering, source, "split"), source.sql)
     return native_splits.pieces(text, model.sep, source.leaf)
 
 

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from udflow.spark_backend.native_strings import PY_WHITESPACE, WHITESPACE
+from udflow.spark_backend.native_strings import PY_WHITESPACE, WHITESPACE, none_receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import call, literal
 
@@ -78,7 +78,7 @@ def split_item(low, t) -> Typed:
 def split_len(low, t) -> Typed:
     """`SplitLen`: the number of pieces (AttributeError on None)."""
     x = _operand(low, t)
-    guards = [(f"({x.sql} IS NULL)", low.error(NONE_SPLIT))] if x.nullable else []
+    guards = none_receiver_guards(low, x, "split")
     return Typed(low.guarded(guards, f"CAST(size({pieces(x.sql, t.sep, x.leaf, t.maxsplit)}) AS BIGINT)"), "int",
                  False)
 
@@ -88,7 +88,7 @@ def split_join(low, t) -> Typed:
     made one joiner; over a separator, each separator replaced by the joiner (the pieces keep
     their empty ones, and joining puts them back)."""
     x = _operand(low, t)
-    guards = [(f"({x.sql} IS NULL)", low.error(NONE_SPLIT))] if x.nullable else []
+    guards = none_receiver_guards(low, x, "split")
     if t.sep == "":
         raise NotNative("split('') raises ValueError in Python")
     if t.sep is None:

@@ -101,10 +101,16 @@ def receiver_guards(low, x: Typed, method: str) -> list:
     """The receiver's family checked, and Python's AttributeError where it is None."""
     if x.family != "str" and method != "date":
         raise NotNative(f"str.{method} of a {x.family}")
+    return none_receiver_guards(low, x, method)
+
+
+def none_receiver_guards(low, x: Typed, attribute: str) -> list:
+    """Python's AttributeError where the receiver `x` of `.attribute` (a method or a date's
+    part) is None; no guard where it never is."""
     if not x.nullable:
         return []
-    message = python_words.words(python_words.attribute(method), None) or \
-        f"AttributeError: 'NoneType' object has no attribute '{method}'"
+    message = python_words.words(python_words.attribute(attribute), None) or \
+        f"AttributeError: 'NoneType' object has no attribute '{attribute}'"
     return [(f"({x.sql} IS NULL)", low.error(message))]
 
 

@@ -86,16 +86,15 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, shown: frozenset, timezone: s
     return out.withColumns({n: F.col(OUT).getField(n) for n in names}).drop(OUT)
 
 
-def exploded_map(node: Map, udf: Udf, df: DataFrame, written: StructType, encoder: Encoder,
+def exploded_map(props, udf: Udf, df: DataFrame, written: StructType, encoder: Encoder,
                  columns: list[str]) -> Optional[DataFrame]:
     """`df`'s rows through the Map as Python runs it, as `columns` (the native side's, which
     this side joins: `general_case`), for a pure Map that copies its record (`{**r, ...}`,
-    any number of times): a scalar UDF over the fields it reads and writes returns, per
+    any number of times; `props`, its function's properties): a scalar UDF over the fields it reads and writes returns, per
     row, the `written` fields (typed as the native side types them, `encoder` their Arrow
     schema) of every record it emits, and Spark explodes them, so that the fields the function
     only copies never cross to Python and back (documents' text, once per token). None
     where the Map is not such a Map."""
-    props = properties_of(node)
     shown_fields = props.read_projection()
     names = written.names
     if shown_fields is None or not names or not set(names) <= props.writes:
