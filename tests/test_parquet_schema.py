@@ -128,17 +128,17 @@ def test_a_source_read_with_the_schema_gives_spark_s_rows(spark, tmp_path):
 
 
 def test_no_schema_is_given_where_a_plain_path_is_not_on_the_local_file_system(spark):
-    from udflow.spark_backend.read import _paths_are_local
+    from udflow.spark_backend.read import _paths_are_local, default_fs_is_local
 
     hadoop = spark.sparkContext._jsc.hadoopConfiguration()
     before = hadoop.get("fs.defaultFS")
-    assert _paths_are_local(spark)
+    assert _paths_are_local(spark) and default_fs_is_local(spark)
     hadoop.set("fs.defaultFS", "hdfs://namenode:8020")
-    try:
-        assert not _paths_are_local(spark)
+    try:  # the session's answer is read once (the default file system is set before it starts)
+        assert not default_fs_is_local(spark)
     finally:
         hadoop.set("fs.defaultFS", before) if before is not None else hadoop.unset("fs.defaultFS")
-    assert _paths_are_local(spark)
+    assert default_fs_is_local(spark)
 
 
 def _jobs_in(spark, run):

@@ -60,11 +60,12 @@ from udflow.spark_backend.udf import Encoder, Udf
 PYTHON_KEY = "__udflow_python_key{}"
 
 
-def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], Ran], udf: Udf,
+def split(node: Map | Match | Cross, df: DataFrame, run: Callable[..., Ran], udf: Udf,
           encoder: Callable[[object], Encoder], model=None) -> Ran:
     """`run(df)` (the node natively over `df`), with the rows outside its normal case computed
     by `udf` in Python where there is one; its `normal` is the split's, None where there is
-    none. `encoder(schema)` encodes records of a Spark schema.
+    none. `encoder(schema)` encodes records of a Spark schema. `run(rows, normal)` lowers the
+    node over rows known to lie in `normal`, where the guards it proves need not be written.
 
     The normal case is known only once the node is lowered, and lowering it twice (over
     `df`, then over its normal rows) is most of a `to_spark()` of a plan with a split. So the
@@ -74,14 +75,14 @@ def split(node: Map | Match | Cross, df: DataFrame, run: Callable[[DataFrame], R
     lowerings, as without a guess."""
     guess = _remembered_normal(df, model)
     if guess[0] is not None and set(guess[0].reads) <= set(df.columns):
-        native = run(df.filter(guess[0].rows()))
+        native = run(df.filter(guess[0].rows()), guess[0])
         if native.normal == guess[0]:
             return _with_general(node, df, native, guess[0], udf, encoder)
     ran = run(df)
     normal = guess[0] = ran.normal
     if normal is None or not set(normal.reads) <= set(df.columns):
         return Ran(ran.frame, ran.nonnull)  # no split: its limits raise where they fire
-    return _with_general(node, df, run(df.filter(normal.rows())), normal, udf, encoder)
+    return _with_general(node, df, run(df.filter(normal.rows()), normal), normal, udf, encoder)
 
 
 def _remembered_normal(df: DataFrame, model) -> list:

@@ -241,8 +241,8 @@ class Lowering:
         records = sample.records if sample is not None else ()
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")
         return self._natively(node, lambda where: general_case.split(
-            node, inp.df, lambda df: native_ops.run(df, step.model, where, nonnull, records, magnitudes,
-                                                    inp.nonzero), udf,
+            node, inp.df, lambda df, assumed=None: native_ops.run(df, step.model, where, nonnull, records, magnitudes,
+                                                                  inp.nonzero, assumed), udf,
             lambda schema: self._encoder(udf, schema), (step.model, where)), inp.magnitudes, inp.nonzero)
 
     def _source_types(self, source: Source) -> dict:
@@ -366,7 +366,8 @@ class Lowering:
                       **magnitudes_of(data_types(node.right, self._source_types))}
         nonzero = self._sides_nonzero(node)
         return self._natively(node, lambda where: general_case.split(
-            node, joined, lambda df: native_ops.run(df, step.model, where, nonnull, (), magnitudes, nonzero), udf,
+            node, joined, lambda df, assumed=None: native_ops.run(df, step.model, where, nonnull, (), magnitudes,
+                                                                  nonzero, assumed), udf,
             lambda schema: self._encoder(udf, schema), (step.model, where)), below, nonzero)
 
     def cogroup(self, node: CoGroup, key: Optional[tuple]) -> Lowered:

@@ -11,6 +11,8 @@ answers (`remembered`):
     "file_reads"       a file source's DataFrame, for its files as they are now (`read`)
     "jvm_handles"      a JVM class or constant (`jvm_handle`): py4j finds a class by asking
                        for each part of its name, one round trip each
+    "paths_local"      whether a path without a scheme is a local file (the Hadoop
+                       configuration's default file system: `read`)
     "normal_cases"     the normal case last found for a model over some columns, the guess
                        `general_case.split` lowers its operator over first
 

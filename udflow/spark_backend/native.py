@@ -98,7 +98,7 @@ class NativeLowering(RaisingSql, Conditions):
         self.spans = native_spans.ColumnSpans(self.fields, magnitudes or {}, spans or {})
         # the guards of what the native form holds, each a `native_spans.Limit` (shared by the
         # lowerings of one operator): the operator's normal case is chosen from them
-        self.limits = [] if limits is None else limits
+        self.limits = native_spans.Limits() if limits is None else limits
         self.sample = sample  # input records taken on the driver: they type a helper's results
         # a call with no native form runs as Python in the plan (`python_calls.PythonCalls`); None: NotNative
         self.python_calls = python_calls
@@ -179,9 +179,8 @@ class NativeLowering(RaisingSql, Conditions):
         """The error raised where a value leaves what the native form holds (Python's value
         would be computed by the function in Python on such rows: `native_spans`), or None
         where the spans prove it never does, whatever the data."""
-        if limit.never:
+        if limit.never or not self.limits.needs_guard(limit):
             return None
-        self.limits.append(limit)
         return self.error(message)
 
     def none_guard(self, what: str, *operands: Typed, run=None) -> list:

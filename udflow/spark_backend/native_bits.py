@@ -86,7 +86,9 @@ def _left_shift(low, x: Typed, n: Typed, count, fits: Optional[native_spans.RowC
     beyond = native_spans.Limit.where(fits) if fits is not None else native_spans.Limit.unknown()
     cases = [(f"({x.sql} = 0)", literal(0))]
     if count is None or count >= WIDTH:
-        cases.append((f"({n.sql} >= {WIDTH})", low.cannot_hold(OVERFLOW, beyond)))
+        past = low.cannot_hold(OVERFLOW, beyond)  # None: no row given has x << n past 64 bits
+        if past is not None:
+            cases.append((f"({n.sql} >= {WIDTH})", past))
         if count is not None:
             return cases, literal(0)  # not reached: every row took a case
     shifted = f"shiftleft({x.sql}, {_narrow(n, count)})"

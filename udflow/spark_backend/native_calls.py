@@ -97,8 +97,11 @@ def power_of_ten(exponent: int, scale: int) -> str:
 def _true_div(low, left, right):
     value = f"({cast(left.sql, 'DOUBLE')} / {cast(right.sql, 'DOUBLE')})"
     if left.family == right.family == "int":  # exactly rounded only while both are exact doubles
-        # both bounds, not abs(x) > 2**53: abs(-2**63) overflows (Spark's own error under ANSI mode)
-        outside = [f"NOT ({x.sql} BETWEEN {literal(-EXACT_DOUBLE)} AND {literal(EXACT_DOUBLE)})"
+        # both bounds, not abs(x) > 2**53: abs(-2**63) overflows (Spark's own error under ANSI
+        # mode). Not BETWEEN, which Spark 4 rewrites to compute x once in a projection below
+        # (`With`): an operand that may raise would raise there, before the terms of the
+        # fields written ahead of this one, whose errors Python raises first
+        outside = [f"({x.sql} < {literal(-EXACT_DOUBLE)} OR {x.sql} > {literal(EXACT_DOUBLE)})"
                    for x in (left, right) if not _small_literal(x)]
         limit = native_spans.Limit.never_fires()
         for x in (left, right):

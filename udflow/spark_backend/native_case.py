@@ -150,7 +150,9 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
             condition = native_spans.RowCondition(
                 " AND ".join(f"(length({ident(c)}) = octet_length({ident(c)}))" for c in reads), reads,
                 f"{', '.join(reads)} {'holds' if len(reads) == 1 else 'hold'} characters beyond ASCII")
-            guards.append((f"({beyond})", low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))))
+            error = low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))
+            if error is not None:  # None: every row given is ASCII (the native side of a split)
+                guards.append((f"({beyond})", error))
     return Typed(low.guarded(guards, mapped), family, False)
 
 

@@ -123,4 +123,4 @@ def _int_limit(low, t: Caught, fields: list) -> list:
                                        f"{fields[0].name} is longer than 18 characters (int() may pass 64 bits)")
     error = low.cannot_hold("an int() of a text longer than 18 characters may pass 64 bits",
                             native_spans.Limit.where(within))
-    return [(f"(char_length({column}) > 18)", error)]
+    return [] if error is None else [(f"(char_length({column}) > 18)", error)]

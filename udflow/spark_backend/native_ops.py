@@ -27,7 +27,7 @@ from pyspark.sql import DataFrame
 
 from udflow.analysis.model import RAISES, Case, Emit, ExplodeModel, FilterModel, RecordModel, case_terms_of, fields_read
 from udflow.expr import Field, Lit, transform
-from udflow.spark_backend import native_case, native_shared, native_splits, native_strings, nullness
+from udflow.spark_backend import native_case, native_shared, native_spans, native_splits, native_strings, nullness
 from udflow.spark_backend.memo import select_expr
 from udflow.spark_backend.native import NativeLowering, NotNative
 from udflow.spark_backend.native_types import datetime_columns
@@ -326,20 +326,22 @@ class Ran:
 
 
 def run(df: DataFrame, model, where: str, nonnull: frozenset = frozenset(), sample: tuple = (),
-        magnitudes: Optional[dict] = None, nonzero: frozenset = frozenset()) -> Ran:
+        magnitudes: Optional[dict] = None, nonzero: frozenset = frozenset(),
+        assumed: Optional[NormalCase] = None) -> Ran:
     """The operator natively; NotNative when the model has no exact native form. `nonnull`:
     the input's fields known never None (the data's types, `udflow.field_types`, and what the
     operators below prove), whatever Spark's schema says. `sample`: input records taken on the
     driver (`udflow.samples`), which type the results of the user's helpers. `magnitudes`: the
     int fields' largest magnitudes the data proves (`nullness.magnitudes_of`). `nonzero`: the
-    input's fields the operators below prove never 0 (no zero guard divides by them)."""
+    input's fields the operators below prove never 0 (no zero guard divides by them).
+    `assumed`: the normal case every row of `df` lies in (`native_spans.Limits`)."""
     # a call with no native form runs as Python in the plan (`python_calls`); over an
     # explosion's pieces none does: the plan's step built their list as one Python term
     # instead (`engine.pieces_in_python`), and the pieces' lowering has none
     lowering = NativeLowering(df.schema, where, nonnull, shown=fields_read(model),
                               python_calls=PythonCalls(df.sparkSession),
                               sample=sample, computed_at=getattr(model, "computed_at", ()), magnitudes=magnitudes,
-                              nonzero=nonzero)
+                              nonzero=nonzero, limits=native_spans.Limits(assumed))
     runs = {FilterModel: run_filter, RecordModel: run_map, ExplodeModel: run_explode}
     if type(model) not in runs:
         raise NotNative(f"no native form for a {type(model).__name__}")

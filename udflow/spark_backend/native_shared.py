@@ -103,7 +103,7 @@ def _register_calls(low: NativeLowering, terms: list) -> None:
     dry = NativeLowering(StructType(list(low.fields.values())), low.where, low.nonnull, checked=low.checked,
                          shown=set(low.shown), pinned=low.pinned, python_calls=low.python_calls, sample=low.sample,
                          computed_at=low.computed_at.items(), nonzero=low.nonzero,
-                         spans=native_spans.Restricted(low.spans, list(low.fields)), limits=[])
+                         spans=native_spans.Restricted(low.spans, list(low.fields)), limits=native_spans.Limits())
     for term in terms:
         try:
             dry.lower(term)

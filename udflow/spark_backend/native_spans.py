@@ -430,6 +430,15 @@ class NormalCase:
     def other_rows(self) -> str:
         return f"(NOT {self.rows()})"
 
+    def proves(self, limit: "Limit") -> bool:
+        """Whether `limit`'s guard never fires on these rows: it holds under this bound on
+        columns this case bounds (not on the data's own statistics, `DATA`, whose guards stay
+        written), and its row condition, where it has one, is one of this case's."""
+        assumed = limit.columns[CANDIDATES.index(self.bound)]
+        return (limit.held[CANDIDATES.index(self.bound)] and DATA not in assumed
+                and assumed <= frozenset(self.columns)
+                and (limit.condition is None or limit.condition in self.conditions))
+
     def describe(self) -> str:
         return f"rows {self.where()} run in Python ({self.held} of {self.limits} native limits hold on the others)"
 
@@ -440,6 +449,24 @@ class NormalCase:
             unit = " (a datetime: microseconds from 1970)" if self.datetimes else ""
             parts.insert(0, f"where {', '.join(self.columns)} lie beyond ±2**{self.bound.bit_length() - 1}{unit}")
         return ", or ".join(parts)
+
+
+class Limits(list):
+    """The guards of what one operator's native form holds (`Limit`s, shared by the lowerings
+    of its parts), and the normal case its input rows are known to lie in (`assumed`): the
+    native side of a split (`general_case.split`) is lowered over those rows only, where a
+    guard the case proves never fires is not written (documents' check that each word of an
+    ASCII text is ASCII). Every guard is still listed, so that the normal case chosen from
+    them is the one chosen without the assumption."""
+
+    def __init__(self, assumed: Optional[NormalCase] = None):
+        super().__init__()
+        self.assumed = assumed
+
+    def needs_guard(self, limit: "Limit") -> bool:
+        """`limit` listed; whether its guard must be written (it may fire on the rows given)."""
+        self.append(limit)
+        return self.assumed is None or not self.assumed.proves(limit)
 
 
 def normal_case(limits: list, datetimes: frozenset = frozenset()) -> Optional[NormalCase]:

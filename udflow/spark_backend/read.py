@@ -96,8 +96,14 @@ def _paths_are_local(spark: SparkSession) -> bool:
     reads the footers (not so where the default file system is HDFS, say)."""
     if connect.is_connect(spark):  # no Hadoop configuration here: the server must be this machine
         return connect.paths_are_local(spark)
-    default = spark.sparkContext._jsc.hadoopConfiguration().get("fs.defaultFS") or "file:///"
-    return default.startswith("file:")
+    # asked once per session (two round trips, for each source of each lowering): the default
+    # file system is the cluster's, set before the session starts
+    return remembered(spark, "paths_local", None, lambda: default_fs_is_local(spark))
+
+
+def default_fs_is_local(spark: SparkSession) -> bool:
+    """Whether the Hadoop configuration's default file system is the local one, as it is now."""
+    return (spark.sparkContext._jsc.hadoopConfiguration().get("fs.defaultFS") or "file:///").startswith("file:")
 
 
 def _read_csv(spark: SparkSession, node: Source) -> DataFrame:

@@ -88,8 +88,8 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, shown: frozenset, timezone: s
 
 def exploded_map(props, udf: Udf, df: DataFrame, written: StructType, encoder: Encoder,
                  columns: list[str]) -> Optional[DataFrame]:
-    """`df`'s rows through the Map as Python runs it, as `columns` (the native side's, which
-    this side joins: `general_case`), for a pure Map that copies its record (`{**r, ...}`,
+    """`df`'s rows through the Map as Python runs it, with `columns` (the native side's, which
+    this side joins by name: `general_case`), for a pure Map that copies its record (`{**r, ...}`,
     any number of times; `props`, its function's properties): a scalar UDF over the fields it reads and writes returns, per
     row, the `written` fields (typed as the native side types them, `encoder` their Arrow
     schema) of every record it emits, and Spark explodes them, so that the fields the function
@@ -100,11 +100,12 @@ def exploded_map(props, udf: Udf, df: DataFrame, written: StructType, encoder: E
     if shown_fields is None or not names or not set(names) <= props.writes:
         return None
     shown = [n for n in df.schema.names if n in shown_fields]
-    if not shown or not set(columns) <= set(df.columns) | set(names):
+    if not shown or not set(names) <= set(columns) <= set(df.columns) | set(names):
         return None
     call = _pinned(F.arrow_udf(_exploded_on_arrays(udf, shown, encoder), ArrayType(written, False)))
-    out = df.select(*[col(c) for c in df.columns], F.explode(call(*[col(c) for c in shown])).alias(OUT))
-    return out.select(*[F.col(OUT).getField(c).alias(c) if c in names else col(c) for c in columns])
+    # `inline`: each struct's fields as columns, in one projection (the caller unions by name)
+    copied = [col(c) for c in df.columns if c in columns and c not in names]
+    return df.select(*copied, F.inline(call(*[col(c) for c in shown])))
 
 
 # The analysis's type families that name one Spark type exactly (an "int" may hold a bool, a
