@@ -501,6 +501,23 @@ def test_an_int_sum_past_64_bits_runs_its_group_in_python(spark):
     assert said == "groups holding a record where a lie beyond ±2**31 run in Python", said
 
 
+def tripled_total(rows):
+    rows = list(rows)
+    yield {"g": rows[0]["g"], "t": sum(r["a"] * 3 for r in rows)}
+
+
+def test_the_native_groups_write_no_guard_their_normal_case_proves(spark):
+    """The groups whose records lie within the bound are aggregated natively with no check
+    of `a * 3`'s 64 bits, which the bound proves (the sum's check stays, as it rests on a
+    group's size: at most 2**31 records, the data's own bound; see the next test)."""
+    rows = [{"g": 1, "a": 2**61}, {"g": 1, "a": -(2**61)}, {"g": 2, "a": 5}, {"g": 2, "a": -7}, {"g": None, "a": 3}]
+    flow = uf.source("t", rows=rows).reduce("g", tripled_total)
+    lowering, rows_out = _run(spark, flow)
+    assert _bag(rows_out) == _bag(flow.collect(engine="reference"))
+    native, _ = _sides(lowering, flow)
+    assert re.search(r"\(a#\d+L \* 3\)", native) and not re.search(r"coalesce\(\(a#\d+L \* 3\)", native), native
+
+
 def test_a_sum_the_datas_bounds_keep_within_64_bits_raises_where_they_fail(spark, monkeypatch):
     """Where the data's bounds keep every partial sum within 64 bits, the running total is a
     long (`native_groups._long_total`); data past those bounds (here: a bound claimed for the

@@ -148,11 +148,11 @@ class GroupsNormal:
         return f"groups {' or '.join(p for p in parts if p)} run in Python"
 
 
-def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced], udf: Udf,
+def split_groups(node: Reduce, df: DataFrame, run: Callable[..., Reduced], udf: Udf,
                  encoder: Callable[[object], Encoder]) -> Ran:
     """`run(df)` (the Reduce natively over `df`), with the groups outside its normal case
     computed by `udf` in Python, whole; its `normal` a `GroupsNormal`, None where no group
-    needs Python. The normal case's input columns bound every record of a group; the others
+    needs Python. `run(groups, normal)` lowers it over groups known to lie in `normal`. The normal case's input columns bound every record of a group; the others
     are the aggregated row's. The groups with a record outside go first: aggregating them
     natively could raise where Python does not."""
     reduced = run(df)
@@ -176,7 +176,7 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[[DataFrame], Reduced
         inside = keys.without(df, python_keys[0]) if python_keys else df
         python_keys.append(keys.of(run(inside).aggregated.filter(groups.other_rows())))
     python = python_keys[0] if len(python_keys) == 1 else python_keys[0].unionByName(python_keys[1])
-    native = run(keys.without(df, python))
+    native = run(keys.without(df, python), normal)  # every group within: its proven guards unwritten
     schema = native.frame.schema
     general = keys.within(df, python).groupBy(*[functions.expr(ident(k)) for k in node.key]).applyInArrow(
         executor.reduce_groups(udf, node.key, False, encoder(schema)), schema)

@@ -234,9 +234,9 @@ class Lowering:
             udf = Udf(node.label, function_location(node.fn), node.fn, "reduce",
                       input_fields=tuple(sorted(self.physical[node.input.label].columns or ())))
             return self._natively(node, lambda where: general_case.split_groups(
-                node, inp.df, lambda df: native_groups.run(
+                node, inp.df, lambda df, assumed=None: native_groups.run(
                     df, node.key, step.model, where, nonnull, determined_fields(node.input, node.key),
-                    self.hints.get(node.label), magnitudes), udf, lambda schema: self._encoder(udf, schema)))
+                    self.hints.get(node.label), magnitudes, assumed), udf, lambda schema: self._encoder(udf, schema)))
         sample = self.samples.get(node.input.label)
         records = sample.records if sample is not None else ()
         udf = Udf(node.label, function_location(node.fn), node.fn, "map")

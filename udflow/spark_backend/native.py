@@ -178,7 +178,8 @@ class NativeLowering(RaisingSql, Conditions):
     def cannot_hold(self, message: str, limit) -> Optional[str]:
         """The error raised where a value leaves what the native form holds (Python's value
         would be computed by the function in Python on such rows: `native_spans`), or None
-        where the spans prove it never does, whatever the data."""
+        where the spans prove it never does, whatever the data, or the normal case the rows
+        are known to lie in does (`native_spans.Limits`)."""
         if limit.never or not self.limits.needs_guard(limit):
             return None
         return self.error(message)

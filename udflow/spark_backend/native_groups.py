@@ -120,15 +120,17 @@ class Reduced:
 
 
 def run_reduce(df: DataFrame, key: tuple, model: ReduceModel, where: str, nonnull: frozenset,
-               determined: frozenset = frozenset(), magnitudes: Optional[dict] = None) -> Reduced:
+               determined: frozenset = frozenset(), magnitudes: Optional[dict] = None,
+               assumed: Optional[NormalCase] = None) -> Reduced:
     """The Reduce natively, and its output's fields known never None; NotNative when an
     aggregate or a term has no exact native form. `determined`: fields the key determines
     (`grouping`), grouped by rather than taken from one record; `magnitudes`: the int and
-    Decimal fields' largest magnitudes the data proves (`nullness.magnitudes_of`)."""
+    Decimal fields' largest magnitudes the data proves (`nullness.magnitudes_of`); `assumed`:
+    the normal case every group of `df` lies in, records and aggregated row (`native_spans.Limits`)."""
     schema = df.schema
     model = _one_count_per_condition(model)
     rows = NativeLowering(schema, where, nonnull, shown=fields_read(model) | set(key), pinned=False,
-                          magnitudes=magnitudes)
+                          magnitudes=magnitudes, limits=native_spans.Limits(assumed))
     aggs = model.aggregates()
     nonempty = used_where_nonempty(model)
     lowered = [_aggregate(rows, agg, f"__udflow_agg{i}", agg in model.eager, agg in nonempty)
@@ -513,11 +515,13 @@ def _keys_with_any(df: DataFrame, key: tuple, predicate, where: str, nonnull: fr
 
 
 def run(df: DataFrame, key: tuple, model, where: str, nonnull: frozenset,
-        determined: frozenset = frozenset(), hint: str | None = None, magnitudes: Optional[dict] = None) -> Reduced:
+        determined: frozenset = frozenset(), hint: str | None = None, magnitudes: Optional[dict] = None,
+        assumed: Optional[NormalCase] = None) -> Reduced:
     """The Reduce natively from its model (`Reduced`); NotNative when it has no exact native
-    form. `hint`: a Reduce's hint (`spark_backend.hints`), or None."""
+    form. `hint`: a Reduce's hint (`spark_backend.hints`), or None; `assumed`: the normal case
+    of its groups (`run_reduce`; a group filter writes every guard)."""
     if isinstance(model, GroupFilterModel):
         return run_group_filter(df, key, model, where, nonnull, hint == "broadcast_kept", magnitudes)
     if isinstance(model, ReduceModel):
-        return run_reduce(df, key, model, where, nonnull, determined, magnitudes)
+        return run_reduce(df, key, model, where, nonnull, determined, magnitudes, assumed)
     raise NotNative(f"no native form for a {type(model).__name__}")

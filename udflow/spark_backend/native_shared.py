@@ -29,7 +29,7 @@ from udflow.expr import (Arith, BoolOp, Call, Cmp, Elem, Evaluated, Field, IfEls
                          Truth, transform)
 from udflow.spark_backend import native_spans
 from udflow.spark_backend.memo import select_expr
-from udflow.spark_backend.native import NativeLowering, NotNative
+from udflow.spark_backend.native import RAISES, NativeLowering, NotNative
 from udflow.spark_backend.native_types import decimal_of, family_of
 from udflow.spark_backend.sql import ident
 
@@ -82,7 +82,7 @@ def shared_first(df: DataFrame, low: NativeLowering, model: RecordModel):
     if len(pending_calls(low) or ()) > calls:  # the term's Python calls go below: the record's others too
         _register_calls(low, [only.guard] + [t for _, t in only.emit.fields])
     pending = pending_calls(low)
-    frame = select_expr(with_calls(df, low), ["*", f"{typed.sql} AS {ident(LET)}"])
+    frame = select_expr(with_calls(df, low), ["*", f"{pinned(typed.sql, only.guard, term)} AS {ident(LET)}"])
     shared = NativeLowering(frame.schema, low.where, low.nonnull | ({LET} if not typed.nullable else set()),
                             checked=low.checked, shown=set(low.shown), pinned=low.pinned, python_calls=low.python_calls,
                             sample=low.sample, computed_at=low.computed_at.items(), nonzero=low.nonzero,
@@ -126,7 +126,7 @@ def shared_piece(exploded: DataFrame, low: NativeLowering, model: ExplodeModel):
     if term is None or LET in exploded.columns:
         return exploded, low, model
     typed = low.lower(term)
-    frame = select_expr(exploded, ["*", f"{typed.sql} AS {ident(LET)}"])
+    frame = select_expr(exploded, ["*", f"{pinned(typed.sql, model.guard, term)} AS {ident(LET)}"])
     shared = NativeLowering(frame.schema, low.where, low.nonnull | ({LET} if not typed.nullable else set()),
                             shown=set(low.shown), elem=low.elem, computed_at=low.computed_at.items(),
                             spans=ChainMap({LET: typed.span, low.elem: None}, carried(low, frame)), limits=low.limits,
@@ -138,6 +138,19 @@ def shared_piece(exploded: DataFrame, low: NativeLowering, model: ExplodeModel):
     fields = tuple((name, transform(t, swap)) for name, t in model.emit.fields)
     guard = transform(model.guard, swap) if model.guard is not None else None
     return frame, shared, replace(model, guard=guard, emit=Emit(fields, model.emit.copies_input))
+
+
+def pinned(sql: str, guard, term) -> str:
+    """The shared term's SQL, made nondeterministic where the `guard` (a filter's condition)
+    reads the `term` and it is not already (a raise makes it so, `NativeLowering.error`):
+    Catalyst pushes a filter through a deterministic projection by writing the projected
+    term into its condition, which would compute it again per row. Both branches are the
+    term itself, so its type and nullability stay (Spark folds an IF of equal branches only
+    under a deterministic condition). Where no filter reads it, it stays deterministic, so
+    that a later filter still reaches the scan."""
+    if RAISES in sql or guard is None or not any(t == term for t in guard.walk()):
+        return sql
+    return f"IF(spark_partition_id() < 0, {sql}, {sql})"
 
 
 def _reading(term):

@@ -434,9 +434,8 @@ class NormalCase:
         """Whether `limit`'s guard never fires on these rows: it holds under this bound on
         columns this case bounds (not on the data's own statistics, `DATA`, whose guards stay
         written), and its row condition, where it has one, is one of this case's."""
-        assumed = limit.columns[CANDIDATES.index(self.bound)]
-        return (limit.held[CANDIDATES.index(self.bound)] and DATA not in assumed
-                and assumed <= frozenset(self.columns)
+        k = CANDIDATES.index(self.bound)
+        return (limit.held[k] and DATA not in limit.columns[k] and limit.columns[k] <= frozenset(self.columns)
                 and (limit.condition is None or limit.condition in self.conditions))
 
     def describe(self) -> str:
