@@ -484,3 +484,19 @@ def test_literal_conditions_are_not_written():
     assert sql.conjunction("AND", ["FALSE", "raise_error('x')"]) == "(FALSE AND raise_error('x'))"
     assert sql.conjunction("OR", ["FALSE"]) == "FALSE" and sql.conjunction("OR", ["TRUE", "a"]) == "(TRUE OR a)"
     assert sql.negation("TRUE") == "FALSE" and sql.negation("FALSE") == "TRUE" and sql.negation("a") == "(NOT a)"
+
+
+def test_no_term_is_written_inside_an_expression_spark_computes_ahead():
+    """Spark 4 rewrites `x BETWEEN a AND b` and `nullif(x, y)` to compute x once, in a
+    projection below the one that reads them (`With`, `RewriteWithExpression`): a term that
+    may raise would then raise ahead of the fields written before it (a None raised abs's
+    TypeError before `a * 3`'s). Only the normal case's filter, over plain input columns,
+    writes BETWEEN."""
+    import pathlib
+    import re
+
+    backend = pathlib.Path(nullness.__file__).parent
+    found = [(path.name, line.strip()) for path in sorted(backend.glob("*.py"))
+             for line in path.read_text().splitlines()
+             if re.search(r"\bBETWEEN\b|\b(nullif|NULLIF)\(", line) and not line.lstrip().startswith("#")]
+    assert [name for name, _ in found] == ["native_spans.py"] and "self._limits(c)" in found[0][1], found
