@@ -23,11 +23,15 @@ from pyspark.sql import SparkSession
 from udflow.spark_backend.connect import check_mode, is_connect
 
 # The loggers that print a failed task's whole Python traceback (with udflow's encoded
-# failure marker) and "aborting job" at ERROR level before the driver sees the failure.
+# failure marker) and "aborting job" at ERROR level before the driver sees the failure; and,
+# where the task failed while `toArrow` was filling a batch, Arrow's "Memory was leaked by
+# query" from the batch's allocator, closed by a task-completion listener.
 TASK_FAILURE_LOGGERS = (
     "org.apache.spark.executor.Executor",
     "org.apache.spark.scheduler.TaskSetManager",
     "org.apache.spark.scheduler.TaskSchedulerImpl",
+    "org.apache.spark.TaskContextImpl",
+    "org.apache.arrow.memory.BaseAllocator",
 )
 
 
