@@ -152,9 +152,10 @@ def split_groups(node: Reduce, df: DataFrame, run: Callable[..., Reduced], udf: 
                  encoder: Callable[[object], Encoder]) -> Ran:
     """`run(df)` (the Reduce natively over `df`), with the groups outside its normal case
     computed by `udf` in Python, whole; its `normal` a `GroupsNormal`, None where no group
-    needs Python. `run(groups, normal)` lowers it over groups known to lie in `normal`. The normal case's input columns bound every record of a group; the others
+    needs Python. The normal case's input columns bound every record of a group; the others
     are the aggregated row's. The groups with a record outside go first: aggregating them
-    natively could raise where Python does not."""
+    natively could raise where Python does not. `run(groups, normal)` lowers the Reduce over
+    groups known to lie in `normal`."""
     reduced = run(df)
     normal = reduced.normal
     if normal is None:
