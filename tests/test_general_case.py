@@ -26,6 +26,7 @@ from udflow.expr import Arith, Field
 from udflow.spark_backend import native_spans
 from udflow.spark_backend.lower import Lowering
 from udflow.spark_backend.native import NativeLowering
+from tests.spark_plans import union_sides
 
 BIG = 2**63 - 1
 SMALLEST = -(2**63)
@@ -143,18 +144,8 @@ def test_an_explosions_fields_and_a_maps_cases_get_pythons_values(spark):
 
 
 def _sides(lowering, flow) -> tuple[str, str]:
-    """The Spark plans of the root's native side and of the rows its function runs in Python
-    (the Union's first and last inputs)."""
-    plan = lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString()
-    lines = plan.splitlines()
-    start = next(k for k, line in enumerate(lines) if re.match(r"\s*(\*\(\d+\) )?Union", line)) + 1
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    last = next(k for k in range(start + 1, len(lines)) if lines[k][indent:].startswith("+- "))
-    return "\n".join(lines[start:last]), "\n".join(lines[last:])
-
-
-def _python_side(lowering, flow) -> str:
-    return _sides(lowering, flow)[1]
+    """The Spark plans of the root's native side and of the rows its function runs in Python."""
+    return union_sides(lowering.lower(flow.root).df._jdf.queryExecution().executedPlan().toString())
 
 
 def scaled_and_shifted(r):
@@ -211,7 +202,7 @@ def test_the_python_side_is_shown_the_fields_it_reads_and_the_others_stay_native
     flow = base.filter(fn) if fn is huge_product else base.map(fn)
     lowering, rows_out = _run(spark, flow)
     assert _bag(rows_out) == _bag(flow.collect(engine="reference"))
-    side = _python_side(lowering, flow)
+    _, side = _sides(lowering, flow)
     call = re.search(r"ArrowEvalPython \[run\(([^)]*)\)", side)
     assert "MapInArrow" not in side and call, side
     assert [re.sub(r"#\d+L?$", "", c) for c in call.group(1).split(", ")] == reads, side

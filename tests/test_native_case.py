@@ -18,6 +18,7 @@ from udflow.expr import Arith, Call, Elem, Field, IfElse, Lit, Slice
 from udflow.spark_backend.lower import Lowering
 from udflow.spark_backend.native_case import ascii_leaves, case_mapped, elem_ascii
 from tests.both_engines import raised_on_both_engines
+from tests.spark_plans import union_sides
 
 WORDS = ["  Completed ", "ABC xyz", "İstanbul", "straße", "ΟΔΟΣ", "ǅemal", "ﬁne", "\u212a kelvin", "",
          "MiXeD Case", None, "tab\tSEP", "Ünïcode words"]
@@ -60,15 +61,6 @@ def _lowered(spark, flow):
     return chosen, lowering, rows, plan
 
 
-def _union_sides(plan: str) -> tuple[str, str]:
-    """The two inputs of a plan's Union, as Spark draws them (`:-` the first, `+-` the last)."""
-    lines = plan.splitlines()
-    start = next(k for k, line in enumerate(lines) if re.match(r"\s*(\*\(\d+\) )?Union", line)) + 1
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    last = next(k for k in range(start + 1, len(lines)) if lines[k][indent:].startswith("+- "))
-    return "\n".join(lines[start:last]), "\n".join(lines[last:])
-
-
 @pytest.mark.parametrize("fn", [cased, is_completed], ids=["map", "filter"])
 def test_a_case_mapping_runs_natively_on_ascii_rows_and_as_a_python_call_on_the_others(spark, fn):
     flow = uf.source("t", rows=ROWS).filter(fn) if fn is is_completed else uf.source("t", rows=ROWS).map(fn)
@@ -92,7 +84,7 @@ def test_over_an_explosions_pieces_the_rows_beyond_ascii_run_the_function_in_pyt
     assert flow.physical().root.describe() == "native"
     chosen, lowering, rows, plan = _lowered(spark, flow)
     assert chosen.node.label in lowering.native_labels, lowering.python_reasons
-    native_side, python_side = _union_sides(plan)
+    native_side, python_side = union_sides(plan)
     assert "ArrowEvalPython" not in native_side and "lower(" in native_side, plan
     # its rows are ASCII texts, so their pieces are: no piece is checked again
     assert not re.search(r"octet_length\(__udflow_elem", native_side), native_side
