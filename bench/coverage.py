@@ -355,10 +355,10 @@ def classify_at(commit: str) -> list[dict]:
 def canon(v: Any) -> Any:
     """A hashable form of a value that tells apart what Python tells apart: its exact type,
     -0.0 from 0.0, naive from aware; NaN equal to NaN; Decimals by value (1.50 == 1.5). A
-    numpy float64 is the float it subclasses: the documented contract (docs/native.md) that
-    Spark gives it back as that float, on every path."""
-    if type(v).__module__ == "numpy" and isinstance(v, float):
-        v = float(v)
+    numpy float64 is the float it subclasses, and numpy's bool_ a bool: the documented
+    contract (docs/native.md) that Spark gives them back as those, on every path."""
+    if type(v).__module__ == "numpy" and getattr(getattr(v, "dtype", None), "kind", "") in ("f", "b"):
+        v = v.item()
     t = type(v).__name__
     if isinstance(v, float):
         return (t, "nan" if math.isnan(v) else repr(v))

@@ -102,8 +102,10 @@ REPRESENTATIVE = {
     "cleaning.zip_regex_inline": "partly native",  # Python's re in the plan: Java's reads \d otherwise
     # a try of one expression: native on a strictly spelled number, Python's float() on the others
     "cleaning.amount_float_or_none": "fully native",
+    "cleaning.zip_valid": "partly native",  # a compiled pattern's method: re's function of its text
+    "math_numpy.np_isnan": "fully native",
+    "math_numpy.isclose_total": "fully native",
     # no model: Python, with the construct named
-    "cleaning.zip_valid": "python",  # a compiled pattern's method
     "cleaning.only_digits_loop": "python",
     "strings.price_label": "partly native",  # format(price, ".2f"): Python's call (Java rounds ties up)
     "math_numpy.np_sqrt": "partly native",  # numpy's own sqrt, as Python in the plan
@@ -121,7 +123,7 @@ def test_representative_functions_run_as_the_docs_say(name):
     ("strings.name_title", "str.title"),
     ("helpers.titled_name", "your helper _title"),
     ("cleaning.zip_regex_inline", "re.fullmatch"),
-    ("cleaning.zip_valid", ".match"),
+    ("cleaning.zip_valid", "re.match"),
     ("cleaning.only_digits_loop", "a loop"),
     ("strings.price_label", "format"),
 ])

@@ -65,6 +65,8 @@ NUMPY_FUNCTIONS = ("sqrt", "exp", "log", "log1p", "log10", "log2", "expm1", "abs
                    "ceil", "sin", "cos", "tan", "tanh", "arctan")
 # ... and of more values, by their arguments' count (None: one or two): np.float64 for floats
 NUMPY_MORE = {"maximum": 2, "minimum": 2, "clip": 3, "round": None, "float64": 1}
+# ... and its tests of one value: an np.bool_ (native for numbers, `spark_backend.native_math`)
+NUMPY_TESTS = ("isnan",)
 
 
 # the functions of `re` whose value is a match object or None
@@ -86,6 +88,12 @@ def _method(name: str):
 
     run.__name__ = f"str.{name}"
     return run
+
+
+def _isclose(a, b, rel_tol, abs_tol):
+    """`math.isclose(a, b, rel_tol=..., abs_tol=...)`, its keyword-only tolerances given in
+    place (the analysis fills in the defaults, 1e-09 and 0.0)."""
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
 
 
 def _numpy_function(name: str):
@@ -139,7 +147,8 @@ FUNCTIONS = {
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS + MATH_BINARY},
-    **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS + tuple(NUMPY_MORE)},
+    "math.isclose": _isclose,
+    **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS + tuple(NUMPY_MORE) + NUMPY_TESTS},
     # what Spark makes of a PySpark UDF's value (`uf.from_spark`): `spark.<regime>.<type>`
     **spark_results.CONVERSIONS,
 }

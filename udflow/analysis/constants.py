@@ -53,8 +53,8 @@ def constant_timedelta(frame, node, child) -> Optional[Lit]:
     if _resolved(frame, node.func) is not datetime.timedelta or any(isinstance(a, ast.Starred) for a in node.args) \
             or any(k.arg is None for k in node.keywords):
         return None
-    args = [_number(child(frame, a)) for a in node.args]
-    kwargs = {k.arg: _number(child(frame, k.value)) for k in node.keywords}
+    args = [constant_number(child(frame, a)) for a in node.args]
+    kwargs = {k.arg: constant_number(child(frame, k.value)) for k in node.keywords}
     if None in args or None in kwargs.values():
         return None
     try:
@@ -63,10 +63,10 @@ def constant_timedelta(frame, node, child) -> Optional[Lit]:
         return None
 
 
-def _number(term):
+def constant_number(term):
     """The int or float a constant term is (`-1` is the negation of a constant), else None."""
     if isinstance(term, Neg):
-        value = _number(term.operand)
+        value = constant_number(term.operand)
         return None if value is None else -value
     return term.value if isinstance(term, Lit) and type(term.value) in NUMBERS else None
 

@@ -110,7 +110,7 @@ UNORDERED_MUTATIONS = frozenset("add discard update".split())
 
 # numpy's functions of one value (`udflow.expr.NUMPY_FUNCTIONS`), by their ufunc's name
 NUMPY_UFUNCS = frozenset("sqrt exp log log1p log10 log2 expm1 absolute fabs sign floor ceil sin cos tan tanh "
-                         "arctan maximum minimum".split())
+                         "arctan maximum minimum isnan".split())
 # numpy's functions that are not ufuncs, and its float type, of values (`NUMPY_MORE`)
 NUMPY_PURE = frozenset("clip round around float64".split())
 
@@ -128,6 +128,8 @@ def is_pure_callable(obj) -> bool:
     module = getattr(obj, "__module__", None)
     if module in {m.__name__ for m in PURE_MODULES} and callable(obj):
         return True
+    if isinstance(getattr(obj, "__self__", None), re.Pattern):  # a compiled pattern's own method: PAT.match
+        return getattr(obj, "__name__", "") in READ_METHODS
     # methods of immutable built-in types taken unbound, e.g. str.lower
     owner = getattr(obj, "__objclass__", None)
     if owner in (str, int, float, bytes, tuple, frozenset, datetime.date, datetime.datetime):

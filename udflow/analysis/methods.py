@@ -55,7 +55,7 @@ def method_call(frame, e, receiver: Val, name: str, args, kwargs) -> Val:
                 attr = getattr(atom.obj, name)
             except AttributeError:
                 raise an.impure(f"calls the unknown method {name}", e) from None
-            if isinstance(atom.obj, (types.ModuleType, type)):
+            if isinstance(atom.obj, (types.ModuleType, type)) or known.is_pure_callable(attr):  # PAT.match
                 out = out.join(frame.call_atom(e, frame.outside_value(attr, name, e).atoms.__iter__().__next__(),
                                                args, kwargs, f"{getattr(atom.obj, '__name__', '?')}.{name}"))
             else:

@@ -20,6 +20,7 @@ import types
 import unicodedata
 from typing import Optional
 
+from udflow.analysis.constants import constant_number
 from udflow.analysis.regex_terms import regex_call
 from udflow.expr import FUNCTIONS, NUMPY_MORE, Call, Lit
 
@@ -32,12 +33,16 @@ def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
     """`math.f(...)`, numpy's `np.f(x)`, `re.sub(...)`, `datetime.strptime(s, fmt)` or `date.fromisoformat(s)`
     (`func` is the called attribute, `args` the arguments' terms): its term, or None where
     the name before the dot is not that module or class, or the IR has no such function."""
+    if names_object(frame, func.value, math) and func.attr == "isclose":
+        return Call("math.isclose", (*args, *ISCLOSE_DEFAULTS)) if len(args) == 2 else None
     if names_object(frame, func.value, math) and f"math.{func.attr}" in FUNCTIONS and args:
         return Call(f"math.{func.attr}", tuple(args))
     if names_module(frame, func.value, "numpy") and f"numpy.{func.attr}" in FUNCTIONS and _numpy_arity(func.attr, args):
         return Call(f"numpy.{func.attr}", tuple(args))
     if names_object(frame, func.value, re):
         return regex_call(func.attr, args)
+    if (pattern := compiled_pattern(frame, func.value)) is not None:
+        return regex_call(func.attr, [Lit(pattern), *args])
     if names_object(frame, func.value, unicodedata) and func.attr == "normalize" and len(args) == 2 \
             and isinstance(args[0], Lit) and isinstance(args[0].value, str):
         return Call("unicodedata.normalize", tuple(args))
@@ -45,6 +50,47 @@ def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
     if owner is not None and names_object(frame, func.value, owner):
         return Call(name, tuple(args))
     return None
+
+
+def compiled_pattern(frame, node) -> Optional[str]:
+    """The pattern of the compiled regular expression `node` names (`ZIP = re.compile(r"\\d{5}")`,
+    read as `ZIP.match(s)`), where its methods are `re`'s functions of that text: a str
+    pattern compiled with no flags but those it spells itself (`(?i)`). None otherwise; a
+    `PAT.match(s, pos)` has no term either (`regex_call` takes `re.match(p, s)` alone)."""
+    objects = _objects(frame, node)
+    if not objects or not all(isinstance(o, re.Pattern) and isinstance(o.pattern, str) for o in objects):
+        return None
+    spelled = {(o.pattern, o.flags) for o in objects}
+    if len(spelled) != 1:
+        return None
+    pattern, flags = spelled.pop()
+    return pattern if flags == re.compile(pattern).flags else None
+
+
+ISCLOSE_DEFAULTS = (Lit(1e-09), Lit(0.0))  # math.isclose's rel_tol and abs_tol
+
+
+def isclose_call(frame, node: ast.Call, child) -> Optional[Call]:
+    """`math.isclose(a, b, rel_tol=0.01, abs_tol=0.5)`, its tolerances (keyword-only in Python)
+    constants that are finite and not negative (`child` gives each argument's term): the call
+    with both tolerances in place, as floats. None for any other call, and for a tolerance
+    Python refuses on every call (a negative one: ValueError), or one whose NaN or infinite
+    products Spark would compare otherwise (`spark_backend.native_math`)."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "isclose" and names_object(frame, func.value, math)
+            and len(node.args) == 2 and not any(isinstance(a, ast.Starred) for a in node.args)):
+        return None
+    given = {k.arg: child(frame, k.value) for k in node.keywords}
+    if not set(given) <= {"rel_tol", "abs_tol"}:
+        return None
+    tolerances = []
+    for name, default in zip(("rel_tol", "abs_tol"), ISCLOSE_DEFAULTS):
+        value = constant_number(given.get(name, default))
+        if value is None or not math.isfinite(value) or value < 0:
+            return None
+        tolerances.append(Lit(float(value)))
+    args = [child(frame, a) for a in node.args]
+    return None if None in args else Call("math.isclose", (*args, *tolerances))
 
 
 def names_module(frame, node, name: str) -> bool:

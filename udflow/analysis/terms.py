@@ -27,7 +27,7 @@ from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
 from udflow.analysis.format_terms import joined_term
 from udflow.analysis.local_tables import literal_table, local_table
 from udflow.analysis.regex_terms import matched
-from udflow.analysis.resolved import module_call
+from udflow.analysis.resolved import isclose_call, module_call
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
@@ -326,6 +326,8 @@ def _attribute(frame, node, value):
 
 
 def _call(frame, node, value):
+    if (closeness := isclose_call(frame, node, _child)) is not None:
+        return closeness
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
             or getattr(node.func, "id", getattr(node.func, "attr", None)) == "timedelta":
         return constant_timedelta(frame, node, _child)

@@ -462,13 +462,15 @@ CALLS = {
 # the arguments each native form takes (receiver included); min/max take any number; the str
 # methods' forms are `native_strings.FORMS`. Python's other forms (`s.startswith("a", 1)`,
 # `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
-ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2}
+FORMS = {**native_strings.FORMS, "math.isclose": native_math.isclose_form}
+ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2,
+         "math.isclose": 4}  # (a, b, rel_tol, abs_tol): the tolerances constants (`FORMS`)
 
 
 def arity_fits(name: str, args: tuple) -> bool:
     """Whether a call of `name` with these argument terms has a native form."""
-    if name in native_strings.FORMS:
-        return native_strings.FORMS[name](args)
+    if name in FORMS:
+        return FORMS[name](args)
     wanted = ARITY.get(name, 1)
     return wanted is None or len(args) == wanted
 

@@ -146,6 +146,44 @@ def _classify(name: str):
     return make
 
 
+def _isclose(low, args) -> Typed:
+    """`math.isclose(a, b, rel_tol=r, abs_tol=t)` of numbers, r and t finite constants not
+    below 0 (`analysis.resolved.isclose_call`), as CPython tests it: equal values are close
+    (infinities included), an infinity is close to nothing else, and otherwise |b - a| is
+    at most |r * b|, |r * a| or t. Each of those is one IEEE operation, computed alike by
+    the JVM and C. NaN is close to nothing, which Spark's SQL must be told: its `=` holds
+    for NaN = NaN, and NaN is largest in its orderings (`NaN <= x` false, `x <= NaN` true)."""
+    a, b, rel, tol = args
+    for x in (a, b):
+        _number("math.isclose", x)
+    x, y = _as_double(a), _as_double(b)
+    diff = f"abs({y} - {x})"
+    value = sql.case([(f"(isnan({x}) OR isnan({y}))", "FALSE"), (f"({x} = {y})", "TRUE"),
+                      (f"({_infinite(x)} OR {_infinite(y)})", "FALSE")],
+                     f"({diff} <= abs({rel.sql} * {y}) OR {diff} <= abs({rel.sql} * {x}) OR {diff} <= {tol.sql})")
+    # Python's words for a None are the tolerances' whatever their values
+    return Typed(low.guarded(low.none_guard("math.isclose()", a, b, run=math.isclose), value), "bool", False)
+
+
+def isclose_form(args: tuple) -> bool:
+    """Whether `math.isclose`'s argument terms take the native form: its two tolerances
+    constants (finite, not negative: `analysis.resolved.isclose_call`)."""
+    return len(args) == 4 and all(isinstance(t, Lit) and type(t.value) is float and math.isfinite(t.value)
+                                  and t.value >= 0 for t in args[2:])
+
+
+def _numpy_isnan(low, args) -> Typed:
+    """`np.isnan(x)` of a number: numpy's np.bool_, True for NaN only (an int or bool is never
+    NaN); None raises numpy's TypeError. **Contract**: the np.bool_ comes back from Spark a
+    bool, as from every Spark path (as np.float64 comes back a float)."""
+    import numpy
+
+    (x,) = args
+    _number("numpy.isnan", x)
+    value = f"isnan({x.sql})" if x.family == "float" else "FALSE"
+    return Typed(low.guarded(low.none_guard("numpy.isnan()", x, run=numpy.isnan), value), "bool", False)
+
+
 def _round(low, args) -> Typed:
     """round(x): an int, ties to even (`rint` is IEEE's round-half-even, exact); of an int or
     a bool, its value as an int."""
@@ -316,6 +354,8 @@ CALLS = {
     "math.trunc": _rounded("trunc", None),
     "round": _round,
     **{f"math.{name}": _classify(name) for name in ("isnan", "isinf", "isfinite")},
+    "math.isclose": _isclose,
+    "numpy.isnan": _numpy_isnan,
     "math.radians": _scaled("radians", math.pi / 180.0),
     "math.degrees": _scaled("degrees", 180.0 / math.pi),
 }
