@@ -15,12 +15,13 @@ from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
 from tests.test_native_differential import native_error, python_outcome, same
 
 TEXTS = ["a@b.com", "nobody", "@", "a@b@c", "", ",", "x, y,,z", " lead trail ", "\u2003uni\u2003code\u3000", "a\u00df@\u0130",
-         "http://host/path", "///", "a::b::", "::", "tab\tsep\n", None]
+         "http://host/path", "///", "a::b::", "::", "tab\tsep\n", ":::", "a:::b", "\u00fc/\u00e9/\u00df", None]
 TERMS = [SplitItem(Field("s"), sep, i) for sep in ("@", ",", "/", "::", None) for i in (0, 1, 2, -1, -2)] + \
     [SplitLen(Field("s"), sep) for sep in ("@", ",", "::", None)] + \
     [SplitItem(Lit("a,b"), ",", 1), SplitLen(Lit(""), None)] + \
     [SplitItem(Field("s"), sep, i, n) for sep in ("@", "::", "/") for i in (0, 1, -1) for n in (0, 1, 2)] + \
     [SplitLen(Field("s"), sep, n) for sep in (",", "/") for n in (0, 1)] + \
+    [SplitItem(Field("s"), sep, i, 1, reverse=True) for sep in ("@", "::", "/") for i in (0, 1, -1, -2, 2)] + \
     [SplitJoin(Field("s"), sep, joiner) for sep in (",", "::", None) for joiner in (" ", "", "$1\\")] + \
     [JoinItems(",", (Field("s"), Lit("x"))), JoinItems("", (Lit("x"), Field("s"), Field("s")))]
 
@@ -90,6 +91,22 @@ def test_a_split_with_a_maxsplit_of_a_constant_separator_is_a_term():
     for fn in (on_whitespace_once, with_a_negative_count, with_a_computed_count):
         props = analyze(fn, {"s", "k"})
         assert props.model is None and "cannot express" in props.model_reason, (fn.__name__, props.model_reason)
+
+
+def last_parts(r):
+    return {**r, "leaf": r["path"].rsplit("/", 1)[-1], "parent": r["path"].rsplit("/", maxsplit=1)[0]}
+
+
+def rsplit_unmodelled(r):
+    return {**r, "a": r["s"].rsplit("/")[0], "b": r["s"].rsplit("/", 2)[0], "c": r["s"].rsplit(None, 1)[0]}
+
+
+def test_an_rsplit_once_of_a_constant_separator_is_a_term():
+    (case,) = analyze(last_parts, {"path"}).model.cases
+    fields = {name: str(term) for name, term in case.emit.fields}
+    assert fields == {"leaf": "r['path'].rsplit('/', 1)[-1]", "parent": "r['path'].rsplit('/', 1)[0]"}, fields
+    props = analyze(rsplit_unmodelled, {"s"})  # another maxsplit, or runs of whitespace: no term
+    assert props.model is None, props.model
 
 
 @pytest.mark.spark

@@ -4,6 +4,7 @@
     r["title"].split()[0]            SplitItem(Field('title'), None, 0)
     len(r["tags"].split(","))        SplitLen(Field('tags'), ',')
     r["name"].split(" ", 1)[1]       SplitItem(Field('name'), ' ', 1, maxsplit=1)
+    r["path"].rsplit("/", 1)[-1]     SplitItem(Field('path'), '/', -1, maxsplit=1, reverse=True)
     " ".join(r["name"].split())      SplitJoin(Field('name'), None, ' ')
     ",".join([r["a"], r["b"]])       JoinItems(',', (Field('a'), Field('b')))
 
@@ -23,18 +24,22 @@ from udflow.expr import Expr
 @dataclass(frozen=True)
 class SplitItem(Expr):
     """`operand.split(sep)[index]`: the piece at `index` (negative from the end); with
-    `maxsplit` >= 0, `operand.split(sep, maxsplit)[index]` (the rest of the text the last piece)."""
+    `maxsplit` >= 0, `operand.split(sep, maxsplit)[index]` (the rest of the text the last piece);
+    `reverse`: `operand.rsplit(sep, maxsplit)[index]` (the rest of the text the first piece)."""
 
     operand: Expr
     sep: Optional[str]
     index: int
     maxsplit: int = -1
+    reverse: bool = False
 
     def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
-        return evaluate(self.operand, record).split(self.sep, self.maxsplit)[self.index]
+        text = evaluate(self.operand, record)
+        return (text.rsplit if self.reverse else text.split)(self.sep, self.maxsplit)[self.index]
 
     def __str__(self) -> str:
-        return f"{self.operand}.split({_arguments(self.sep, self.maxsplit)})[{self.index}]"
+        method = "rsplit" if self.reverse else "split"
+        return f"{self.operand}.{method}({_arguments(self.sep, self.maxsplit)})[{self.index}]"
 
 
 @dataclass(frozen=True)

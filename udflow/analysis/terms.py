@@ -34,7 +34,7 @@ from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
 from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
 from udflow.tables import InTable, Table, TableGet, TableItem
-from udflow.analysis.split_terms import join_of, split_len_of, split_of
+from udflow.analysis.split_terms import rsplit_of, join_of, split_len_of, split_of
 from udflow.expr import (
     ARITH,
     DATE_METHODS,
@@ -265,6 +265,8 @@ def _subscript(frame, node, value: Val):
     split, index = split_of(frame, node.value, _child, _is_str_term, limited=True), _int_literal(node.slice)
     if split is not None and type(index) is int:
         return SplitItem(split[0], split[1], index, split[2])
+    if (cut := rsplit_of(frame, node.value, _child, _is_str_term)) is not None and type(index) is int:
+        return SplitItem(*cut[:2], index, cut[2], reverse=True)
     if value.term is not None:
         return value.term
     table = table_of(frame, node.value)

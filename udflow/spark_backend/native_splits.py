@@ -7,6 +7,7 @@
                                        both ends, as Python does ("".split(",") == [""])
     s.split()                          split on runs of Python's whitespace, empty pieces
                                        dropped (`whitespace_split`)
+    s.rsplit(sep, 1)[i]                the same over `last_cut`: before and after the last sep
     s.split(sep)[i]                    coalesce(try_element_at(<pieces>, i), <IndexError>):
                                        no piece is None, so null means past the end; the
                                        pieces are computed once (Spark shares nothing of an
@@ -70,9 +71,20 @@ def split_item(low, t) -> Typed:
     index = t.index + 1 if t.index >= 0 else t.index  # element_at counts from 1, or back from -1
     past = low.error("IndexError: list index out of range")
     if x.nullable:
-        past = f"CASE WHEN {x.sql} IS NULL THEN {low.error(NONE_SPLIT)} ELSE {past} END"
-    return Typed(f"coalesce(try_element_at({pieces(x.sql, t.sep, x.leaf, t.maxsplit)}, {index}), {past})", "str",
-                 False)
+        none = NONE_SPLIT.replace("'split'", "'rsplit'") if t.reverse else NONE_SPLIT
+        past = f"CASE WHEN {x.sql} IS NULL THEN {low.error(none)} ELSE {past} END"
+    cut = last_cut(x.sql, t.sep) if t.reverse else pieces(x.sql, t.sep, x.leaf, t.maxsplit)
+    return Typed(f"coalesce(try_element_at({cut}, {index}), {past})", "str", False)
+
+
+def last_cut(text: str, sep: str) -> str:
+    """`text.rsplit(sep, 1)` (`text` not null, `sep` not empty): the text before its last `sep`
+    and the text after it, or the text alone where it holds none. `substring_index` with -1
+    finds the last occurrence as Python's `rfind` does (searching back from the end, so that
+    "aaa".rsplit("aa", 1) is ["a", ""]); lengths count code points in both."""
+    after = call("substring_index", text, literal(sep), "-1")
+    before = call("substring", text, "1", f"char_length({text}) - char_length({after}) - {len(sep)}")
+    return f"IF(instr({text}, {literal(sep)}) > 0, array({before}, {after}), array({text}))"
 
 
 def split_len(low, t) -> Typed:
