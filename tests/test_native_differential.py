@@ -37,6 +37,7 @@ from udflow.expr import (
     evaluate,
 )
 from udflow.bits import Bits, Invert
+from udflow.splits import SplitItem
 from udflow.tables import InTable, Table, TableGet, TableItem
 from udflow.spark_backend import native_case
 
@@ -186,6 +187,12 @@ typed_terms = st.one_of(
     st.builds(lambda name, x: Call(name, (x,)), st.sampled_from(["repr", "ascii"]), st.one_of(signed_texts, numbers)),
     st.builds(lambda x: Call("datetime.date.fromisoformat", (x,)), st.one_of(
         texts, st.sampled_from(["2024-02-29", "2023-02-29", "20240105", "0000-01-01", "2024-W01-1"]).map(Lit))),
+    # session 35: math.isclose with constant tolerances, np.isnan, an item of rsplit(sep, 1)
+    st.builds(lambda a, b, rel, tol: Call("math.isclose", (a, b, Lit(rel), Lit(tol))), numbers, numbers,
+              st.sampled_from([1e-09, 0.01, 0.0, 3.0]), st.sampled_from([0.0, 0.5, 1e300])),
+    st.builds(lambda x: Call("numpy.isnan", (x,)), numbers),
+    st.builds(lambda x, sep, i: SplitItem(x, sep, i, 1, reverse=True), signed_texts, st.sampled_from(["a", " ", "aa"]),
+              st.sampled_from([0, 1, -1, -2])),
 )
 
 
