@@ -1,8 +1,8 @@
 """A module's compiled regular expression, called by its methods (`ZIP.match(s) is not None`,
-`ZIP.sub("#", s)`), is `re`'s function of its pattern text (`analysis.resolved.compiled_pattern`):
-Python's call inside the native plan, the rest of the function native, as for `re.match(p, s)`
-written out. A pattern compiled with flags it does not spell, or a method given a position,
-has no term; rebinding the pattern after the plan was made is a stale plan."""
+`ZIP.sub("#", s)`), is `re`'s function of its pattern text, its flags spelled at its start (`re.I` as `(?i)`;
+`analysis.resolved.compiled_pattern`): Python's call inside the native plan, the rest of the
+function native, as for `re.match(p, s)` written out. A method given a position has no term;
+rebinding the pattern after the plan was made is a stale plan."""
 
 import re
 import sys
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.spark
 
 ZIP = re.compile(r"^\d{5}$")
 SPELLED = re.compile(r"(?i)^ab")
-CASED = re.compile(r"^ab", re.IGNORECASE)
+CASED = re.compile(r"^a b  # the start", re.IGNORECASE | re.VERBOSE)
 
 
 def zip_valid(r):
@@ -48,7 +48,8 @@ def by_id(rows):
     return sorted(rows, key=lambda r: r["id"])
 
 
-@pytest.mark.parametrize("fn,kind", [(zip_valid, "filter"), (zip_masked, "map"), (starts_ab, "filter")])
+@pytest.mark.parametrize("fn,kind", [(zip_valid, "filter"), (zip_masked, "map"), (starts_ab, "filter"),
+                                     (cased, "filter")])
 def test_a_compiled_patterns_method_is_res_call_inside_the_native_plan(spark, fn, kind):
     source = uf.source("t", rows=ROWS)
     flow = source.filter(fn) if kind == "filter" else source.map(fn)
@@ -59,8 +60,15 @@ def test_a_compiled_patterns_method_is_res_call_inside_the_native_plan(spark, fn
     assert 0 < len(wanted) <= len(ROWS)
 
 
-@pytest.mark.parametrize("fn", [cased, from_position])
-def test_flags_it_does_not_spell_or_a_position_leave_no_term(spark, fn):
+def test_flags_given_apart_are_spelled_at_the_patterns_start():
+    (term,) = [t for t in uf.analyze(cased, ["id", "zip", "code"], kind="filter").model.predicate.walk()
+               if getattr(t, "name", "") == "re.matched"]
+    assert term.args[1].value == "(?ix)^a b  # the start", term
+    assert re.compile(term.args[1].value).flags == CASED.flags
+
+
+def test_a_position_leaves_no_term(spark):
+    fn = from_position
     props = uf.analyze(fn, ["id", "zip", "code"], kind="filter")
     assert props.pure and props.model is None
     flow = uf.source("t", rows=ROWS).filter(fn)

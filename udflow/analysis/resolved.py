@@ -52,11 +52,16 @@ def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
     return None
 
 
+# the flags a pattern may spell at its start, `(?imsxa)`, as `re.compile(p, flags)` gives them
+INLINE_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"), (re.VERBOSE, "x"), (re.ASCII, "a"))
+
+
 def compiled_pattern(frame, node) -> Optional[str]:
-    """The pattern of the compiled regular expression `node` names (`ZIP = re.compile(r"\\d{5}")`,
-    read as `ZIP.match(s)`), where its methods are `re`'s functions of that text: a str
-    pattern compiled with no flags but those it spells itself (`(?i)`). None otherwise; a
-    `PAT.match(s, pos)` has no term either (`regex_call` takes `re.match(p, s)` alone)."""
+    """The pattern text of the compiled regular expression `node` names (`ZIP =
+    re.compile(r"\\d{5}")`, read as `ZIP.match(s)`), its flags spelled at its start
+    (`re.compile(p, re.I)` is `(?i)p`), so that its methods are `re`'s functions of that text.
+    None where the text compiled alone has other flags than the pattern (re.DEBUG, a bytes
+    pattern); a `PAT.match(s, pos)` has no term either (`regex_call` takes `re.match(p, s)`)."""
     objects = _objects(frame, node)
     if not objects or not all(isinstance(o, re.Pattern) and isinstance(o.pattern, str) for o in objects):
         return None
@@ -64,7 +69,12 @@ def compiled_pattern(frame, node) -> Optional[str]:
     if len(spelled) != 1:
         return None
     pattern, flags = spelled.pop()
-    return pattern if flags == re.compile(pattern).flags else None
+    letters = "".join(letter for flag, letter in INLINE_FLAGS if flags & flag and not re.compile(pattern).flags & flag)
+    spelt = f"(?{letters}){pattern}" if letters else pattern
+    try:
+        return spelt if re.compile(spelt).flags == flags else None
+    except re.error:  # a pattern that only compiles with its flags given apart
+        return None
 
 
 ISCLOSE_DEFAULTS = (Lit(1e-09), Lit(0.0))  # math.isclose's rel_tol and abs_tol

@@ -44,7 +44,7 @@ EXAMPLES = {
     "InValues": 'r["mode"] in ("AIR", "RAIL")',
     "Contains": '"promo" in r["comment"]',
     "Slice": 'r["phone"][:2]',
-    "SplitItem": 'r["email"].split("@")[-1], r["title"].split()[0]',
+    "SplitItem": 'r["email"].split("@")[-1], r["title"].split()[0], r["path"].rsplit("/", 1)[-1]',
     "SplitLen": 'len(r["tags"].split(","))',
     "SplitJoin": '" ".join(r["name"].split())',
     "JoinItems": '",".join([r["category"], r["brand"]])',
