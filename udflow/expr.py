@@ -142,6 +142,7 @@ FUNCTIONS = {
     "re.sub": re.sub,
     **{f"re.{name}": getattr(re, name) for name in RE_MATCHES},
     "re.matched": lambda kind, pattern, text: RE_MATCHES[kind](pattern, text) is not None,
+    "timedelta": lambda unit, n: datetime.timedelta(**{unit: n}),  # of one unit (`analysis.constants.timedelta_of`)
     "timedelta.total_seconds": lambda td: td.total_seconds(),
     "timedelta.days": lambda td: td.days,
     # `math.f(x)`: Python's own function (no native form: the call alone runs as Python in the

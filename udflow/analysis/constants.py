@@ -12,7 +12,7 @@ import math
 import types
 from typing import Optional
 
-from udflow.expr import Lit, Neg
+from udflow.expr import Call, Lit, Neg
 
 DATE_TYPES = (datetime.date, datetime.datetime)
 NUMBERS = (int, float)  # a timedelta's arguments
@@ -61,6 +61,24 @@ def constant_timedelta(frame, node, child) -> Optional[Lit]:
         return Lit(datetime.timedelta(*args, **kwargs))
     except (ValueError, TypeError, OverflowError):
         return None
+
+
+TIMEDELTA_UNITS = ("days", "seconds", "minutes", "hours", "weeks")  # `expr.FUNCTIONS["timedelta"]`
+
+
+def timedelta_of(frame, node, child) -> Optional[Call]:
+    """`timedelta(days=n)` (or `timedelta(n)`, or one of `TIMEDELTA_UNITS`) of a computed term:
+    `Call('timedelta', (Lit(unit), n))`, a duration Python builds when the function runs
+    (`spark_backend.native_dates.moved_by` moves a date by it). None for anything else: a
+    constant duration is `constant_timedelta`'s, several units have no term."""
+    if _resolved(frame, node.func) is not datetime.timedelta or len(node.args) + len(node.keywords) != 1 \
+            or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    unit, value = ("days", node.args[0]) if node.args else (node.keywords[0].arg, node.keywords[0].value)
+    if unit not in TIMEDELTA_UNITS:
+        return None
+    term = child(frame, value)
+    return None if term is None or isinstance(term, Lit) else Call("timedelta", (Lit(unit), term))
 
 
 def constant_number(term):

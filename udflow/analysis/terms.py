@@ -22,7 +22,7 @@ from typing import Optional
 
 import builtins
 
-from udflow.analysis.constants import constant_made, constant_timedelta
+from udflow.analysis.constants import constant_made, constant_timedelta, timedelta_of
 from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
 from udflow.analysis.format_terms import joined_term
 from udflow.analysis.local_tables import literal_table, local_table
@@ -332,7 +332,7 @@ def _call(frame, node, value):
         return closeness
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
             or getattr(node.func, "id", getattr(node.func, "attr", None)) == "timedelta":
-        return constant_timedelta(frame, node, _child)
+        return constant_timedelta(frame, node, _child) or timedelta_of(frame, node, _child)
     affixes = _affix_tuple(frame, node)
     if affixes is not None:
         return affixes

@@ -27,6 +27,10 @@ has a column, and is native (`shifted`):
     a result before year 1 or after 9999     OverflowError: date value out of range, tested on
                                              the operand against bounds computed here
     None: TypeError                          raised, in Python's words
+
+and by a timedelta of a computed int, `d + timedelta(days=r["n"])` (one of days, seconds,
+minutes, hours, weeks; `moved_by`): the same forms with the amount a column, the range
+tested on the result, and a move of more than `MOVED_DAYS` days computed in Python.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from __future__ import annotations
 import datetime
 import operator
 
-from udflow.expr import Arith, Lit
+from udflow.expr import Arith, Call, Field, Lit
 from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_strings import none_receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
@@ -74,15 +78,24 @@ def duration(low, call) -> Typed:
 
 
 def moves(t: Arith) -> bool:
-    """Whether `t` adds a constant timedelta to something, or subtracts one from it."""
-    def delta(term) -> bool:
-        return isinstance(term, Lit) and isinstance(term.value, datetime.timedelta)
-    return t.op in ("+", "-") and delta(t.right) or t.op == "+" and delta(t.left)
+    """Whether `t` adds a timedelta (a constant, or one of a computed number) to something, or
+    subtracts one from it."""
+    return t.op in ("+", "-") and _delta(t.right) or t.op == "+" and _delta(t.left)
+
+
+def _delta(term) -> bool:
+    return isinstance(term, Lit) and isinstance(term.value, datetime.timedelta) or _computed_delta(term)
+
+
+def _computed_delta(term) -> bool:
+    return isinstance(term, Call) and term.name == "timedelta"
 
 
 def shifted(low, t: Arith) -> Typed:
     """`d ± td` of a date or a naive datetime and a constant timedelta (module docstring)."""
-    first = isinstance(t.left, Lit) and isinstance(t.left.value, datetime.timedelta)
+    first = _delta(t.left)
+    if _computed_delta(t.right if not first else t.left):
+        return moved_by(low, t, first)
     moment, delta = (t.right, t.left.value) if first else (t.left, t.right.value)
     x = low.lower(moment)
     if x.family not in ("date", "datetime"):
@@ -109,6 +122,67 @@ def shifted(low, t: Arith) -> Typed:
 
 
 _OUT_OF_RANGE = python_words.raised_by(lambda: datetime.date.max + datetime.timedelta(days=1))
+RAISES = "raise_error("  # in a term's SQL (`native.RAISES`, which imports this module)
+UNIT_US = {"weeks": 7 * DAY_US, "days": DAY_US, "hours": 3_600_000_000, "minutes": 60_000_000, "seconds": 1_000_000}
+MOVED_DAYS = 3_700_000  # more days than lie between year 1 and 9999: a longer move always leaves them
+
+
+def moved_by(low, t: Arith, first: bool) -> Typed:
+    """`d ± timedelta(unit=n)` of a date or a naive datetime and an int n (`Call('timedelta', (unit,
+    n))`), in Python's order: n None raises the constructor's TypeError, then d None the
+    operator's, then a result outside years 1 to 9999 OverflowError. A move of more than
+    MOVED_DAYS days (or one past timedelta's own 999999999 days, whose OverflowError names
+    the value) is a limit of the native form: such rows run in Python, where n is a column.
+
+        date + td    date_add(d, +-td.days): td.days is floor(n * unit / day); `date - td` is
+                     `date + timedelta(-td.days)` (`- timedelta(hours=1)` keeps the day)
+        ts + td      timestampadd(MICROSECOND, +-n * unit, ts)"""
+    call = t.left if first else t.right
+    unit, amount = call.args[0].value, low.lower(call.args[1])
+    x = low.lower(t.right if first else t.left)
+    if RAISES in x.sql and RAISES in amount.sql:  # which raises first is Python's order of operands
+        raise NotNative("a date and a timedelta that both may raise")
+    if x.family not in ("date", "datetime") or amount.family not in ("int", "bool"):
+        raise NotNative(f"a {x.family} {t.op} a timedelta of a {amount.family}")
+    n = sql.cast(amount.sql, "BIGINT") if amount.family == "bool" else amount.sql
+    bound = MOVED_DAYS * DAY_US // UNIT_US[unit]
+    guards = []
+    if amount.nullable:
+        guards.append((f"({amount.sql} IS NULL)", low.error(python_words.raised_by(lambda: datetime.timedelta(**{unit: None})))))
+    guards += _within(low, call.args[1], amount, n, bound)
+    sample = datetime.timedelta(**{unit: 1})
+    if x.nullable:
+        run = operator.add if t.op == "+" else operator.sub
+        guards.append((f"({x.sql} IS NULL)", low.error(python_words.raised_by(run, *((sample, None) if first
+                                                                                 else (None, sample))))))
+    sign = "" if t.op == "+" else "-"
+    if x.family == "date":
+        if UNIT_US[unit] < DAY_US:  # td.days floors toward -infinity (DIV alone truncates toward 0)
+            per_day = DAY_US // UNIT_US[unit]
+            days = f"(({n} - pmod({n}, {per_day})) DIV {per_day})"
+        else:
+            days = f"({n} * {UNIT_US[unit] // DAY_US})"
+        moved, smallest, largest = f"date_add({x.sql}, CAST({sign}{days} AS INT))", datetime.date.min, datetime.date.max
+    else:
+        moved = f"timestampadd(MICROSECOND, {sign}({n} * {UNIT_US[unit]}), {x.sql})"
+        smallest, largest = datetime.datetime.min, datetime.datetime.max
+    guards.append((f"({moved} < {_moment(smallest)} OR {moved} > {_moment(largest)})", low.error(_OUT_OF_RANGE)))
+    return Typed(low.guarded(guards, moved), x.family, False)
+
+
+def _within(low, term, amount: Typed, n: str, bound: int) -> list:
+    """The guard of a move past `bound` units: none where the amount's span proves it within,
+    a limit on the rows of its column otherwise (Python computes those); NotNative for a
+    computed amount that no span bounds."""
+    limit = native_spans.Limit.unknown() if amount.span is None else amount.span.within(-bound, bound)
+    if limit.never:
+        return []
+    if not isinstance(term, Field):
+        raise NotNative("a timedelta of a computed number no bound keeps within the dates")
+    condition = native_spans.RowCondition(f"(abs({n}) <= {bound})", (term.name,),
+                                          f"{term.name} moves a date past years 1 to 9999")
+    error = low.cannot_hold(f"a move of more than {MOVED_DAYS} days", native_spans.Limit.where(condition))
+    return [] if error is None else [(f"(abs({n}) > {bound})", error)]
 
 
 def _outside(x: str, step: datetime.timedelta, smallest, largest) -> str:
