@@ -177,6 +177,12 @@ def str_cast_of_int_field(r):
     return {**r, "zip": str(r["zip_int"])}
 
 
+SKU_RE = re.compile(r"^[a-z]{3}-\d{4}$", re.IGNORECASE)
+
+
+def sku_valid(r):
+    return SKU_RE.match(r["sku"]) is not None
+
 FUNCTIONS = [
     (parse_bool, "map", {"opt_in_text": "str:booltext"}),
     (parse_bool_tuple, "map", {"opt_in_text": "str:booltext"}),
@@ -216,4 +222,5 @@ FUNCTIONS = [
     (bad_value_sentinel, "map", {"amount": "float"}),
     (int_cast_of_bool, "map", {"is_active": "bool"}),
     (str_cast_of_int_field, "map", {"zip_int": "int"}),
+    (sku_valid, "filter", {"sku": "str"}),
 ]

@@ -190,6 +190,13 @@ DAY = {"order_date": "date"}
 SHIP = {"order_date": "date", "shipped_date": "date"}
 SPAN = {"start": "datetime", "end": "datetime"}
 
+def due_by_terms(r):
+    return {**r, "due": r["invoice_date"] + timedelta(days=r["terms_days"])}
+
+
+def session_end(r):
+    return {**r, "ends_at": r["ts"] + timedelta(minutes=r["duration_min"])}
+
 FUNCTIONS = [
     (order_year, "map", DAY),
     (order_month, "map", DAY),
@@ -235,4 +242,6 @@ FUNCTIONS = [
     (iso_week, "map", DAY),
     (date_key, "map", DAY),
     (same_month, "filter", SHIP),
+    (due_by_terms, "map", {"invoice_date": "date", "terms_days": "int"}),
+    (session_end, "map", {"ts": "datetime", "duration_min": "int"}),
 ]

@@ -200,6 +200,13 @@ def name_contains_space(r):
 
 NAME = {"name": "str:name"}
 
+def file_name(r):
+    return {**r, "file": r["path"].rsplit("/", 1)[-1]}
+
+
+def extension(r):
+    return {**r, "ext": r["file"].rsplit(".", maxsplit=1)[-1].lower()}
+
 FUNCTIONS = [
     (clean_email, "map", {"email": "str:email"}),
     (is_gmail, "filter", {"email": "str:email"}),
@@ -250,4 +257,6 @@ FUNCTIONS = [
     (str_of_bool, "map", {"is_active": "bool"}),
     (str_of_float, "map", {"price": "float"}),
     (name_contains_space, "filter", NAME),
+    (file_name, "map", {"path": "str"}),
+    (extension, "map", {"file": "str"}),
 ]

@@ -9,6 +9,7 @@ analysis does not know makes the function impure.
 from __future__ import annotations
 
 import ast
+import re
 import types
 
 from udflow.analysis import known
@@ -55,7 +56,9 @@ def method_call(frame, e, receiver: Val, name: str, args, kwargs) -> Val:
                 attr = getattr(atom.obj, name)
             except AttributeError:
                 raise an.impure(f"calls the unknown method {name}", e) from None
-            if isinstance(atom.obj, (types.ModuleType, type)) or known.is_pure_callable(attr):  # PAT.match
+            # a compiled pattern's methods, as a module's functions: its type fixes them (another
+            # object's attribute may be rebound after the analysis, which its snapshot would miss)
+            if isinstance(atom.obj, (types.ModuleType, type, re.Pattern)):
                 out = out.join(frame.call_atom(e, frame.outside_value(attr, name, e).atoms.__iter__().__next__(),
                                                args, kwargs, f"{getattr(atom.obj, '__name__', '?')}.{name}"))
             else:
