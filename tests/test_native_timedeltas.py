@@ -73,6 +73,7 @@ def test_a_flow_moving_dates_by_a_field_runs_natively_with_pythons_records(spark
 
 @pytest.mark.parametrize("n,words", [(10**9, "OverflowError: days=1000000000; must have magnitude <= 999999999"),
                                      (4_000_000, "OverflowError: date value out of range"),
+                                     (-(2**63), "OverflowError: Python int too large to convert to C int"),
                                      (None, "TypeError: unsupported type for timedelta days component: NoneType")])
 def test_a_move_past_the_dates_raises_pythons_own_error_on_both_engines(n, words):
     rows = CONTRACTS[:3] + [{**CONTRACTS[3], "term_days": n}]

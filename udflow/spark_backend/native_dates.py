@@ -179,10 +179,11 @@ def _within(low, term, amount: Typed, n: str, bound: int) -> list:
         return []
     if not isinstance(term, Field):
         raise NotNative("a timedelta of a computed number no bound keeps within the dates")
-    condition = native_spans.RowCondition(f"(abs({n}) <= {bound})", (term.name,),
+    # compared, not abs(n): abs(-2**63) overflows a long, which raises in ANSI mode
+    condition = native_spans.RowCondition(f"({n} >= -{bound} AND {n} <= {bound})", (term.name,),
                                           f"{term.name} moves a date past years 1 to 9999")
     error = low.cannot_hold(f"a move of more than {MOVED_DAYS} days", native_spans.Limit.where(condition))
-    return [] if error is None else [(f"(abs({n}) > {bound})", error)]
+    return [] if error is None else [(f"({n} < -{bound} OR {n} > {bound})", error)]
 
 
 def _outside(x: str, step: datetime.timedelta, smallest, largest) -> str:
