@@ -34,7 +34,7 @@ def module_call(frame, func: ast.Attribute, args: list) -> Optional[Call]:
     (`func` is the called attribute, `args` the arguments' terms): its term, or None where
     the name before the dot is not that module or class, or the IR has no such function."""
     if names_object(frame, func.value, math) and func.attr == "isclose":
-        return Call("math.isclose", (*args, *ISCLOSE_DEFAULTS)) if len(args) == 2 else None
+        return None  # its forms with a term are `isclose_call`'s; a positional tolerance has none
     if names_object(frame, func.value, math) and f"math.{func.attr}" in FUNCTIONS and args:
         return Call(f"math.{func.attr}", tuple(args))
     if names_module(frame, func.value, "numpy") and f"numpy.{func.attr}" in FUNCTIONS and _numpy_arity(func.attr, args):
@@ -60,7 +60,7 @@ def compiled_pattern(frame, node) -> Optional[str]:
     """The pattern text of the compiled regular expression `node` names (`ZIP =
     re.compile(r"\\d{5}")`, read as `ZIP.match(s)`), its flags spelled at its start
     (`re.compile(p, re.I)` is `(?i)p`), so that its methods are `re`'s functions of that text.
-    None where the text compiled alone has other flags than the pattern (re.DEBUG, a bytes
+    None where that text compiles with other flags than the pattern (re.DEBUG, a bytes
     pattern); a `PAT.match(s, pos)` has no term either (`regex_call` takes `re.match(p, s)`)."""
     objects = _objects(frame, node)
     if not objects or not all(isinstance(o, re.Pattern) and isinstance(o.pattern, str) for o in objects):
@@ -69,11 +69,11 @@ def compiled_pattern(frame, node) -> Optional[str]:
     if len(spelled) != 1:
         return None
     pattern, flags = spelled.pop()
-    letters = "".join(letter for flag, letter in INLINE_FLAGS if flags & flag and not re.compile(pattern).flags & flag)
+    letters = "".join(letter for flag, letter in INLINE_FLAGS if flags & flag)  # again if the text spells it
     spelt = f"(?{letters}){pattern}" if letters else pattern
     try:
         return spelt if re.compile(spelt).flags == flags else None
-    except re.error:  # a pattern that only compiles with its flags given apart
+    except re.error:  # not a text `re` reads alike with its flags at the start
         return None
 
 

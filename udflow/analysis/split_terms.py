@@ -15,19 +15,18 @@ def rsplit_of(frame, node, child: Callable, is_str: Callable) -> Optional[tuple]
     """(the receiver's term, the separator, 1) where `node` is `<a str term>.rsplit(sep, 1)` (or
     `maxsplit=1`) of a constant, non-empty separator: the text cut at its last separator;
     None for any other node."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rsplit"):
-        return None
-    forward = ast.Call(ast.Attribute(node.func.value, "split", ast.Load()), node.args, node.keywords)
-    split = split_of(frame, ast.copy_location(forward, node), child, is_str, limited=True)
+    split = split_of(frame, node, child, is_str, limited=True, method="rsplit")
     return split if split is not None and split[1] and split[2] == 1 else None
 
 
-def split_of(frame, node, child: Callable, is_str: Callable, limited: bool = False) -> Optional[tuple]:
+def split_of(frame, node, child: Callable, is_str: Callable, limited: bool = False,
+             method: str = "split") -> Optional[tuple]:
     """(the receiver's term, the separator or None) where `node` is `<a str term>.split()` or
     `.split(<a str constant>)`; None for any other node (a computed separator). `limited`:
     also `.split(sep, n)` or `.split(sep, maxsplit=n)` of a constant sep and n >= 0, and the
-    tuple gets the maxsplit third (-1 where there is none)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split") \
+    tuple gets the maxsplit third (-1 where there is none). `method` "rsplit" reads
+    `.rsplit(...)` alike."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method) \
             or any(isinstance(a, ast.Starred) for a in node.args):
         return None
     if any(k.arg != "maxsplit" for k in node.keywords) or node.keywords and len(node.args) != 1:

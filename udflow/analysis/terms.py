@@ -34,7 +34,7 @@ from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
 from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
 from udflow.tables import InTable, Table, TableGet, TableItem
-from udflow.analysis.split_terms import rsplit_of, join_of, split_len_of, split_of
+from udflow.analysis.split_terms import join_of, rsplit_of, split_len_of, split_of
 from udflow.expr import (
     ARITH,
     DATE_METHODS,

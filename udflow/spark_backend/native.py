@@ -62,6 +62,7 @@ from udflow.spark_backend import (functions, native_bits, native_calls, native_c
 from udflow.spark_backend.native_errors import RaisingSql
 from udflow.spark_backend.native_truth import Conditions
 from udflow.spark_backend.native_types import (
+    RAISES,
     NotNative,
     Typed,
     as_numbers,
@@ -461,7 +462,6 @@ class NativeLowering(RaisingSql, Conditions):
         return self.python_calls.lower(self, t, args)
 
 
-RAISES = "raise_error("  # in a term's SQL: it may raise
 
 
 def _computed_only(test: Expr) -> bool:

@@ -464,7 +464,8 @@ CALLS = {
 # `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
 FORMS = {**native_strings.FORMS, "math.isclose": native_math.isclose_form}
 ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2,
-         "math.isclose": 4, "timedelta": 2}  # (a, b, rel_tol, abs_tol): the tolerances constants (`FORMS`)
+         "math.isclose": 4,  # (a, b, rel_tol, abs_tol), the tolerances constants (`FORMS`)
+         "timedelta": 2}  # (unit, amount)
 
 
 def arity_fits(name: str, args: tuple) -> bool:
@@ -476,5 +477,6 @@ def arity_fits(name: str, args: tuple) -> bool:
 
 
 # the whitelisted calls (udflow.expr.FUNCTIONS) with a native form; a duration's over a
-# subtraction of dates (`native_dates`, lowered before its argument)
-NATIVE_CALLS = frozenset(CALLS) | frozenset(native_dates.DURATIONS) | {"timedelta"}
+# subtraction of dates (`native_dates`, lowered before its argument), and a timedelta of a
+# computed number (lowered by the move that adds it)
+NATIVE_CALLS = frozenset(CALLS) | frozenset(native_dates.DURATIONS) | frozenset(native_dates.MOVES)

@@ -41,9 +41,10 @@ import operator
 from udflow.expr import Arith, Call, Field, Lit
 from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_strings import none_receiver_guards
-from udflow.spark_backend.native_types import NotNative, Typed
+from udflow.spark_backend.native_types import RAISES, NotNative, Typed
 
 DURATIONS = ("timedelta.total_seconds", "timedelta.days")
+MOVES = ("timedelta",)  # a timedelta of a computed number: lowered by the move that adds it (`moved_by`)
 DAY_US = 86_400_000_000
 EXACT_US = 2**53
 
@@ -65,7 +66,7 @@ def duration(low, call) -> Typed:
     if call.name == "timedelta.days":
         days = micros if a.family == "datetime" else f"CAST(datediff({a.sql}, {b.sql}) AS BIGINT)"
         if a.family == "datetime":
-            days = f"(({micros} - pmod({micros}, {DAY_US})) DIV {DAY_US})"
+            days = _floor_div(micros, DAY_US)
         return Typed(low.guarded(guards, days), "int", False)
     if a.family == "datetime":  # a limit of the native form: spans of microseconds from the epoch
         limit = native_spans.arith("-", a.span, b.span)
@@ -75,6 +76,12 @@ def duration(low, call) -> Typed:
         if beyond is not None:
             guards.append((f"(abs({micros}) > {EXACT_US})", beyond))
     return Typed(low.guarded(guards, f"(CAST({micros} AS DOUBLE) / 1000000.0D)"), "float", False)
+
+
+def _floor_div(x: str, k: int) -> str:
+    """x // k of a long x and a positive k, flooring toward -infinity as Python does (DIV alone
+    truncates toward 0)."""
+    return f"(({x} - pmod({x}, {k})) DIV {k})"
 
 
 def moves(t: Arith) -> bool:
@@ -88,7 +95,7 @@ def _delta(term) -> bool:
 
 
 def _computed_delta(term) -> bool:
-    return isinstance(term, Call) and term.name == "timedelta"
+    return isinstance(term, Call) and term.name in MOVES
 
 
 def shifted(low, t: Arith) -> Typed:
@@ -122,7 +129,6 @@ def shifted(low, t: Arith) -> Typed:
 
 
 _OUT_OF_RANGE = python_words.raised_by(lambda: datetime.date.max + datetime.timedelta(days=1))
-RAISES = "raise_error("  # in a term's SQL (`native.RAISES`, which imports this module)
 UNIT_US = {"weeks": 7 * DAY_US, "days": DAY_US, "hours": 3_600_000_000, "minutes": 60_000_000, "seconds": 1_000_000}
 MOVED_DAYS = 3_700_000  # more days than lie between year 1 and 9999: a longer move always leaves them
 
@@ -157,9 +163,8 @@ def moved_by(low, t: Arith, first: bool) -> Typed:
                                                                                  else (None, sample))))))
     sign = "" if t.op == "+" else "-"
     if x.family == "date":
-        if UNIT_US[unit] < DAY_US:  # td.days floors toward -infinity (DIV alone truncates toward 0)
-            per_day = DAY_US // UNIT_US[unit]
-            days = f"(({n} - pmod({n}, {per_day})) DIV {per_day})"
+        if UNIT_US[unit] < DAY_US:  # td.days floors
+            days = _floor_div(n, DAY_US // UNIT_US[unit])
         else:
             days = f"({n} * {UNIT_US[unit] // DAY_US})"
         moved, smallest, largest = f"date_add({x.sql}, CAST({sign}{days} AS INT))", datetime.date.min, datetime.date.max

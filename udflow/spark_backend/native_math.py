@@ -161,7 +161,7 @@ def _isclose(low, args) -> Typed:
     value = sql.case([(f"(isnan({x}) OR isnan({y}))", "FALSE"), (f"({x} = {y})", "TRUE"),
                       (f"({_infinite(x)} OR {_infinite(y)})", "FALSE")],
                      f"({diff} <= abs({rel.sql} * {y}) OR {diff} <= abs({rel.sql} * {x}) OR {diff} <= {tol.sql})")
-    # Python's words for a None are the tolerances' whatever their values
+    # Python's TypeError for a None does not depend on the tolerances
     return Typed(low.guarded(low.none_guard("math.isclose()", a, b, run=math.isclose), value), "bool", False)
 
 

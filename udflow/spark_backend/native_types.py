@@ -30,6 +30,7 @@ from udflow.spark_backend.sql import literal, wider
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 EXACT_DOUBLE = 2**53
 DECIMAL_DIGITS = 28  # Python's default decimal context precision
+RAISES = "raise_error("  # in a term's SQL: it may raise
 INT_AS_DECIMAL = (20, 0)  # a long as Spark widens it for decimal arithmetic
 
 
