@@ -105,6 +105,13 @@ REPRESENTATIVE = {
     "cleaning.zip_valid": "partly native",  # a compiled pattern's method: re's function of its text
     "math_numpy.np_isnan": "fully native",
     "math_numpy.isclose_total": "fully native",
+    "cleaning.only_digits_join": "fully native",  # one regexp_replace on ASCII rows, Python's on the others
+    "cleaning.no_punctuation": "fully native",  # membership: exact on every string
+    "mixed.order_key": "fully native",  # md5 of an f-string's UTF-8 bytes, in hex
+    "mixed.decimal_rounded": "fully native",  # Decimal.quantize: bround at the exponent's places
+    # round(x, 2): the plan cannot tell a Decimal (native, as quantize) from a float (Python's
+    # call on the rows near a tie) before the lowering reads the column's type
+    "mixed.decimal_with_tax": "partly native",
     # no model: Python, with the construct named
     "cleaning.only_digits_loop": "python",
     "strings.price_label": "partly native",  # format(price, ".2f"): Python's call (Java rounds ties up)

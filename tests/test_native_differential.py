@@ -193,6 +193,15 @@ typed_terms = st.one_of(
     st.builds(lambda x: Call("numpy.isnan", (x,)), numbers),
     st.builds(lambda x, sep, i: SplitItem(x, sep, i, 1, reverse=True), signed_texts, st.sampled_from(["a", " ", "aa"]),
               st.sampled_from([0, 1, -1, -2])),
+    # session 36: a digest's hex of a str's UTF-8 bytes, a Decimal quantized (or rounded) to places
+    st.builds(lambda name, x: Call(f"hashlib.{name}", (x,)), st.sampled_from(["md5", "sha1", "sha256", "sha512"]),
+              st.one_of(signed_texts, numbers)),
+    st.builds(lambda x, exp, mode: Call("decimal.quantize", (x, Lit(exp), Lit(mode))), numbers,
+              st.sampled_from([Decimal("0.01"), Decimal("1"), Decimal("0.001"), Decimal("1E+1")]),
+              st.sampled_from([None, "ROUND_HALF_EVEN", "ROUND_HALF_UP", "ROUND_DOWN", "ROUND_UP", "ROUND_HALF_DOWN"])),
+    st.builds(lambda x, spec: Call("chars.keep", (x, *map(Lit, spec))), st.one_of(signed_texts, numbers),
+              st.sampled_from([("and", "isdigit", ""), ("or", "isalnum", "", "in", "-_"), ("and", "not in", "a \u00df"),
+                               ("and", "not isspace", "", "not in", "+-"), ("or", "in", "\U0001f389", "isupper", "")])),
 )
 
 
@@ -238,6 +247,10 @@ def same(python_value, native_value) -> bool:
         return math.isnan(native_value)
     if isinstance(python_value, float):
         return python_value == native_value and math.copysign(1, python_value) == math.copysign(1, native_value)
+    if isinstance(python_value, Decimal) and not python_value.is_zero():  # its places too: 1.50 is not 1.5
+        return python_value.as_tuple() == native_value.as_tuple()
+    if isinstance(python_value, Decimal):  # a zero's sign Spark does not keep (docs/native.md, the contract)
+        return native_value.is_zero() and python_value.as_tuple().exponent == native_value.as_tuple().exponent
     return python_value == native_value
 
 

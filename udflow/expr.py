@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
+import hashlib
 import math
 import operator
 import re
@@ -37,7 +38,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from udflow import spark_results
+from udflow import kept_chars, spark_results
 
 LITERAL_TYPES = (bool, int, float, str, type(None), datetime.date, datetime.datetime, datetime.timedelta,
                  decimal.Decimal)
@@ -69,6 +70,10 @@ NUMPY_MORE = {"maximum": 2, "minimum": 2, "clip": 3, "round": None, "float64": 1
 NUMPY_TESTS = ("isnan",)
 
 
+# the digests of `hashlib` whose hex of a str's UTF-8 bytes is modelled (Spark computes each)
+HEX_DIGESTS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
+
+
 # the functions of `re` whose value is a match object or None
 RE_MATCHES = {"fullmatch": re.fullmatch, "match": re.match, "search": re.search}
 
@@ -94,6 +99,17 @@ def _isclose(a, b, rel_tol, abs_tol):
     """`math.isclose(a, b, rel_tol=..., abs_tol=...)`, its keyword-only tolerances given in
     place (the analysis fills in the defaults, 1e-09 and 0.0)."""
     return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+
+
+def _hexdigest(name: str):
+    """`hashlib.name(s.encode()).hexdigest()`: the hex of the digest of the UTF-8 bytes of `s`
+    (`analysis.resolved.hexdigest_call`); `s` None or not a str raises AttributeError, as
+    `s.encode()` does, and a lone surrogate UnicodeEncodeError."""
+    def run(text):
+        return getattr(hashlib, name)(text.encode()).hexdigest()
+
+    run.__name__ = f"hashlib.{name}"
+    return run
 
 
 def _numpy_function(name: str):
@@ -149,6 +165,11 @@ FUNCTIONS = {
     # native plan, `spark_backend.python_calls`)
     **{f"math.{name}": getattr(math, name) for name in MATH_FUNCTIONS + MATH_BINARY},
     "math.isclose": _isclose,
+    **{f"hashlib.{name}": _hexdigest(name) for name in HEX_DIGESTS},
+    # "".join(c for c in s if <tests of c>) (`udflow.kept_chars`)
+    "chars.keep": kept_chars.keep,
+    # x.quantize(exp, rounding): a rounding None is the context's (`analysis.resolved.quantize_call`)
+    "decimal.quantize": lambda x, exp, rounding: x.quantize(exp, rounding=rounding),
     **{f"numpy.{name}": _numpy_function(name) for name in NUMPY_FUNCTIONS + tuple(NUMPY_MORE) + NUMPY_TESTS},
     # what Spark makes of a PySpark UDF's value (`uf.from_spark`): `spark.<regime>.<type>`
     **spark_results.CONVERSIONS,
@@ -373,6 +394,14 @@ class Call(Expr):
         if self.name == "re.matched":
             kind, *rest = self.args
             return f"(re.{kind.value}({', '.join(str(a) for a in rest)}) is not None)"
+        if self.name.startswith("hashlib."):
+            return f"{self.name}({self.args[0]}.encode()).hexdigest()"
+        if self.name == "chars.keep":
+            receiver, op, *tests = self.args
+            return kept_chars.spelled(str(receiver), op.value, tuple(t.value for t in tests))
+        if self.name == "decimal.quantize":
+            x, exp, rounding = self.args
+            return f"{x}.quantize({exp}" + (f", {rounding.value})" if rounding != Lit(None) else ")")
         if self.name.startswith(("math.", "numpy.", "datetime.", "re.", "unicodedata.")):
             return f"{self.name}({', '.join(str(a) for a in self.args)})"
         if "." in self.name:

@@ -2,6 +2,7 @@
 loops over characters, try/except around parsing."""
 
 import re
+import string
 import unicodedata
 
 TRUE_WORDS = {"true", "yes", "1", "y"}
@@ -65,6 +66,18 @@ def only_digits_loop(r):
 
 def only_digits_join(r):
     return {**r, "phone": "".join(ch for ch in r["phone"] if ch.isdigit())}
+
+
+def slug_chars(r):
+    return {**r, "slug": "".join(c for c in r["title"].strip().lower() if c.isalnum() or c in "-_")}
+
+
+def no_punctuation(r):
+    return {**r, "comment": "".join(ch for ch in r["comment"] if ch not in string.punctuation)}
+
+
+def keep_hex(r):
+    return {**r, "ref": "".join([c for c in r["ref"].upper() if c in "0123456789ABCDEF"])}
 
 
 def collapse_spaces(r):
@@ -184,6 +197,9 @@ def sku_valid(r):
     return SKU_RE.match(r["sku"]) is not None
 
 FUNCTIONS = [
+    (slug_chars, "map", {"title": "str:text"}),
+    (no_punctuation, "map", {"comment": "str:text"}),
+    (keep_hex, "map", {"ref": "str:ref"}),
     (parse_bool, "map", {"opt_in_text": "str:booltext"}),
     (parse_bool_tuple, "map", {"opt_in_text": "str:booltext"}),
     (amount_float, "map", {"amount_text": "str:number"}),

@@ -5,7 +5,7 @@ import hashlib
 import json
 import math
 from datetime import date, datetime, timedelta
-from decimal import Decimal
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 RATES = {"EUR": 1.0, "USD": 0.92, "GBP": 1.17, "CHF": 1.04}
 REGIONS = {"FR": "EU", "DE": "EU", "GB": "UK", "US": "NA", "CH": "EU", "TR": "EMEA"}
@@ -119,6 +119,26 @@ def decimal_to_float(r):
     return {**r, "amount_f": float(r["amount"])}
 
 
+def order_key(r):
+    return {**r, "order_key": hashlib.md5(f"{r['country']}|{r['order_id']}".encode()).hexdigest()}
+
+
+def sample_by_hash(r):
+    return hashlib.sha1(r["email"].encode("utf-8")).hexdigest() < "4"
+
+
+def decimal_half_up(r):
+    return {**r, "total": (r["unit_price"] * r["qty"]).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)}
+
+
+def decimal_with_tax(r):
+    return {**r, "gross": round(r["amount"] * Decimal("1.075"), 2)}
+
+
+def decimal_whole_units(r):
+    return {**r, "units": r["amount"].quantize(Decimal("1"), ROUND_FLOOR)}
+
+
 def geo_bucket(r):
     return {**r, "cell": f"{math.floor(r['lat'])}:{math.floor(r['lon'])}"}
 
@@ -220,6 +240,11 @@ FUNCTIONS = [
     (decimal_invoice, "map", {"unit_price": "decimal", "qty": "int:qty"}),
     (decimal_rounded, "map", {"amount": "decimal"}),
     (decimal_to_float, "map", {"amount": "decimal"}),
+    (order_key, "map", {"country": "str:country", "order_id": "int"}),
+    (sample_by_hash, "filter", {"email": "str:email"}),
+    (decimal_half_up, "map", {"unit_price": "decimal", "qty": "int:qty"}),
+    (decimal_with_tax, "map", {"amount": "decimal"}),
+    (decimal_whole_units, "map", {"amount": "decimal"}),
     (geo_bucket, "map", {"lat": "float:lat", "lon": "float:lon"}),
     (impressions_filter, "filter", {"impressions": "int:count", "clicks": "int:count"}),
     (cpc, "map", {"spend": "float", "clicks": "int:count"}),

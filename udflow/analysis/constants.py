@@ -21,9 +21,12 @@ MATH_CONSTANTS = ("pi", "e", "tau", "inf")  # floats; not nan, which equals no l
 
 def math_constant(frame, node: ast.Attribute) -> Optional[Lit]:
     """`math.pi`, `math.e`, `math.tau`, `math.inf`, where the name before the dot is the
-    module `math`: the float it holds. None for any other attribute."""
+    module `math`: the float it holds; `decimal.ROUND_HALF_UP` and the other roundings of the
+    module `decimal`: the str it holds. None for any other attribute."""
     if node.attr in MATH_CONSTANTS and _resolved(frame, node.value) is math:
         return Lit(getattr(math, node.attr))
+    if node.attr.startswith("ROUND_") and _resolved(frame, node.value) is decimal:
+        return Lit(getattr(decimal, node.attr, None)) if isinstance(getattr(decimal, node.attr, None), str) else None
     return None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import datetime
 import decimal
+import hashlib
 import math
 import operator
 import re
@@ -50,6 +51,8 @@ PURE_CALLABLES = frozenset(
         re.findall,
         re.compile,
         re.escape,
+        # a digest's constructor: a new object, changed by its own `update` only
+        *(getattr(hashlib, name) for name in sorted(hashlib.algorithms_guaranteed)),
         *spark_results.CONVERSIONS.values(),
         *spark_results.ITEMS.values(),
     }
@@ -91,7 +94,7 @@ READ_METHODS = frozenset(
         "translate isascii "
         "isoformat weekday isoweekday strftime date time timestamp toordinal isocalendar timetuple "
         "total_seconds quantize normalize to_integral_value is_nan is_integer as_integer_ratio "
-        "conjugate bit_length hex "
+        "conjugate bit_length hex hexdigest digest "
         "get keys values items copy union intersection difference symmetric_difference "
         "issubset issuperset isdisjoint "
         "match search fullmatch findall sub group groups groupdict start end span"

@@ -8,12 +8,21 @@ and the calls of a module's or a class's function that the IR names (`module_cal
 
     math.hypot(r["x"], r["y"])   Call('math.hypot', (Field('x'), Field('y')))
     date.fromisoformat(s)        Call('datetime.date.fromisoformat', (...,))
+
+a digest's hex of a str's UTF-8 bytes (`hexdigest_call`), and a Decimal quantized to a
+constant exponent (`quantize_call`):
+
+    hashlib.md5(s.encode()).hexdigest()    Call('hashlib.md5', (s,))
+    x.quantize(CENTS, ROUND_HALF_UP)       Call('decimal.quantize', (x, Lit(Decimal('0.01')), Lit('ROUND_HALF_UP')))
 """
 
 from __future__ import annotations
 
 import ast
+import codecs
 import datetime
+import decimal
+import hashlib
 import math
 import re
 import types
@@ -22,7 +31,7 @@ from typing import Optional
 
 from udflow.analysis.constants import constant_number
 from udflow.analysis.regex_terms import regex_call
-from udflow.expr import FUNCTIONS, NUMPY_MORE, Call, Lit
+from udflow.expr import FUNCTIONS, HEX_DIGESTS, NUMPY_MORE, Call, Lit
 
 # (the method's name, its arguments) -> (the class it is called on, the IR's name for it)
 CLASS_CALLS = {("strptime", 2): (datetime.datetime, "datetime.strptime"),
@@ -101,6 +110,65 @@ def isclose_call(frame, node: ast.Call, child) -> Optional[Call]:
         tolerances.append(Lit(float(value)))
     args = [child(frame, a) for a in node.args]
     return None if None in args else Call("math.isclose", (*args, *tolerances))
+
+
+def hexdigest_call(frame, node: ast.Call, child) -> Optional[Call]:
+    """`hashlib.sha256(s.encode()).hexdigest()` (also `.encode("utf-8")`, any spelling of
+    UTF-8, and `md5`, `sha1`, `sha224`, `sha384`, `sha512`): the digest's hex of the UTF-8
+    bytes of `s` (`child` gives its term), as one call. None for any other call: another
+    codec or error handler, a digest updated or used twice, keyword arguments."""
+    digest = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "hexdigest" else None
+    if node.args or node.keywords or not isinstance(digest, ast.Call) or digest.keywords or len(digest.args) != 1:
+        return None
+    name = getattr(digest.func, "attr", getattr(digest.func, "id", None))
+    if name not in HEX_DIGESTS or not names_object(frame, digest.func, getattr(hashlib, name)):
+        return None
+    encoded = digest.args[0]
+    if not (isinstance(encoded, ast.Call) and isinstance(encoded.func, ast.Attribute)
+            and encoded.func.attr == "encode" and _utf8_strict(encoded)):
+        return None
+    text = child(frame, encoded.func.value)
+    return None if text is None else Call(f"hashlib.{name}", (text,))
+
+
+def _utf8_strict(encode: ast.Call) -> bool:
+    """`.encode()` names UTF-8 and strict errors: no arguments, or constants that say so."""
+    given = dict(zip(("encoding", "errors"), encode.args))
+    given.update((k.arg, k.value) for k in encode.keywords)
+    if len(encode.args) > 2 or not set(given) <= {"encoding", "errors"} \
+            or not all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in given.values()):
+        return False
+    try:
+        named = codecs.lookup(given["encoding"].value).name if "encoding" in given else "utf-8"
+    except LookupError:  # Python raises it on every call: no model
+        return False
+    return named == "utf-8" and given.get("errors", ast.Constant("strict")).value == "strict"
+
+
+ROUNDINGS = frozenset(name for name in dir(decimal) if name.startswith("ROUND_"))
+
+
+def quantize_call(frame, node: ast.Call, child) -> Optional[Call]:
+    """`x.quantize(exp)` or `x.quantize(exp, rounding)` (also by keyword), `exp` a constant
+    Decimal and `rounding` one of decimal's ROUND_ constants: the call with its rounding in
+    place (Lit(None): the context's, as Python reads it). None for any other call (a context
+    given, a computed exponent): the receiver may be any term, its type decides later."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "quantize") \
+            or any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) > 2:
+        return None
+    given = dict(zip(("exp", "rounding"), node.args))
+    given.update((k.arg, k.value) for k in node.keywords)
+    if not set(given) <= {"exp", "rounding"} or len(given) != len(node.args) + len(node.keywords) or "exp" not in given:
+        return None
+    terms = {name: child(frame, value) for name, value in given.items()}
+    exponent, rounding = terms["exp"], terms.get("rounding", Lit(None))
+    receiver = child(frame, func.value)
+    if receiver is None or not (isinstance(exponent, Lit) and isinstance(exponent.value, decimal.Decimal)):
+        return None
+    if not (isinstance(rounding, Lit) and (rounding.value is None or rounding.value in ROUNDINGS)):
+        return None
+    return Call("decimal.quantize", (receiver, exponent, rounding))
 
 
 def names_module(frame, node, name: str) -> bool:

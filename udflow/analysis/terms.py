@@ -27,7 +27,8 @@ from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
 from udflow.analysis.format_terms import joined_term
 from udflow.analysis.local_tables import literal_table, local_table
 from udflow.analysis.regex_terms import matched
-from udflow.analysis.resolved import isclose_call, module_call
+from udflow.analysis.char_terms import kept_chars_of
+from udflow.analysis.resolved import hexdigest_call, isclose_call, module_call, quantize_call
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
@@ -73,7 +74,7 @@ CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">"
 GROUP_CALLS = {"sum": "sum", "len": "count", "min": "min", "max": "max", "any": "any", "all": "all",
                "list": None, "tuple": None}
 # calls whose value is a str (or which raise)
-STR_CALLS = ("str", "re.sub", "format", "repr", "ascii", "unicodedata.normalize")
+STR_CALLS = ("str", "re.sub", "format", "repr", "ascii", "unicodedata.normalize", "chars.keep")
 # Terms that never raise (on values of LITERAL_TYPES; a Field's presence is the analysis's)
 NEVER_RAISE = (Field, Lit, Truth, Not, IsNone, InValues, BoolOp, IfElse, First, GroupRows, Elem, Tuple, Item)
 NEVER_RAISING_AGGREGATES = ("count", "any", "all")  # any/all: built over never-raising terms only
@@ -330,6 +331,10 @@ def _attribute(frame, node, value):
 def _call(frame, node, value):
     if (closeness := isclose_call(frame, node, _child)) is not None:
         return closeness
+    if (digest := hexdigest_call(frame, node, _child)) is not None:
+        return digest
+    if (quantized := quantize_call(frame, node, _child)) is not None:
+        return quantized
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
             or getattr(node.func, "id", getattr(node.func, "attr", None)) == "timedelta":
         return constant_timedelta(frame, node, _child) or timedelta_of(frame, node, _child)
@@ -341,6 +346,8 @@ def _call(frame, node, value):
         return SplitLen(*split)
     if (joined := join_of(frame, node, _child, _is_str_term)) is not None:
         return joined
+    if (kept := kept_chars_of(frame, node, _child, _is_str_term)) is not None:
+        return kept
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None

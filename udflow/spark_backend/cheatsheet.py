@@ -10,7 +10,8 @@ import inspect
 import re
 
 from udflow import bits, caught, expr, helper_calls, splits, tables
-from udflow.spark_backend import native_calls, native_case, native_math, native_parse, native_strings, python_calls
+from udflow.spark_backend import (native_calls, native_case, native_decimals, native_math, native_parse, native_strings,
+                                  python_calls)
 from udflow.spark_backend.native import NativeLowering
 
 HEADER = """# Python that runs natively: a cheat sheet
@@ -91,10 +92,15 @@ def markdown() -> str:
         elif name in native_calls.NATIVE_CALLS:
             arity = native_calls.ARITY.get(name, 1)
             form = "any number of arguments" if arity is None else f"{arity} argument(s), receiver included"
-            form = native_strings.SHOWN.get(name, form)
+            form = {**native_strings.SHOWN, **native_decimals.SHOWN}.get(name, form)
             if name in python_calls.RESULTS:
                 form += "; its other forms run as Python inside the native plan"
             lines.append(f"| `{name}` | yes ({form}) |")
+        elif name == "chars.keep":
+            lines.append("| `chars.keep` | yes: `\"\".join(c for c in s if <tests of c>)`, the tests `c.isdigit()` "
+                         "and the other str tests of a character, or `c in <constant text>`, each maybe "
+                         "negated, joined by one `and` or `or`; membership alone is exact on every string, a "
+                         "method holds on the rows where `s` is ASCII and the call runs as Python on the others |")
         elif name in native_case.CASE_MAPPINGS:
             lines.append(f"| `{name}` | yes where the receiver is made of str fields (strip, replace with ASCII text, "
                          f"slices, `+`) and on the rows where those are ASCII; on the other rows the call "

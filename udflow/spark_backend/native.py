@@ -439,6 +439,9 @@ class NativeLowering(RaisingSql, Conditions):
                                                    else None)
         if t.name in native_case.CASE_MAPPINGS and len(t.args) == 1:  # its form depends on the receiver's term
             maker = functools.partial(native_case.lower_case_mapping, call=t)
+        kept = t.name == "chars.keep"  # its tests are constants of the call
+        if kept:
+            maker = functools.partial(native_case.lower_kept_chars, call=t)
         mark = self.python_calls.mark() if self.python_calls is not None else 0
         args = [self.lower(a) for a in t.args]
         parse = native_parse.parses(t, alone=True)
@@ -448,7 +451,7 @@ class NativeLowering(RaisingSql, Conditions):
         if rounding:
             maker = functools.partial(native_math.lower_round_to, call=t)
         if maker is not None and (native_calls.arity_fits(t.name, t.args) or t.name in native_case.CASE_MAPPINGS
-                                  or parse or rounding):
+                                  or parse or rounding or kept):
             try:
                 return maker(self, args)
             except NotNative:

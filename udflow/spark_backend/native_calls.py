@@ -13,7 +13,7 @@ import math
 import operator
 
 from udflow import spark_results
-from udflow.spark_backend import native_dates, native_math, native_spans, native_strings, python_words, sql
+from udflow.spark_backend import native_dates, native_decimals, native_math, native_spans, native_strings, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -457,12 +457,13 @@ CALLS = {
     "int": _call_int,
     **native_math.CALLS,
     **native_strings.CALLS,
+    **native_decimals.CALLS,
     **{name: _spark_result(*name.split(".")[1:]) for name in spark_results.CONVERSIONS},
 }
 # the arguments each native form takes (receiver included); min/max take any number; the str
 # methods' forms are `native_strings.FORMS`. Python's other forms (`s.startswith("a", 1)`,
 # `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
-FORMS = {**native_strings.FORMS, "math.isclose": native_math.isclose_form}
+FORMS = {**native_strings.FORMS, **native_decimals.FORMS, "math.isclose": native_math.isclose_form}
 ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2,
          "math.isclose": 4,  # (a, b, rel_tol, abs_tol), the tolerances constants (`FORMS`)
          "timedelta": 2}  # (unit, amount)

@@ -44,7 +44,8 @@ from typing import Optional
 
 from udflow.expr import Arith, Call, Elem, Expr, Field, IfElse, Lit, Slice
 from udflow.splits import SplitItem
-from udflow.spark_backend import native_spans, sql
+from udflow import kept_chars
+from udflow.spark_backend import native_spans, python_words, sql
 from udflow.spark_backend.native_strings import receiver_guards
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import ident
@@ -74,7 +75,7 @@ ASCII_FORMS = {
 }
 CASE_MAPPINGS = tuple(ASCII_FORMS)
 # calls whose value holds only characters of their receiver (and of the str arguments named)
-_SUBSTRINGS = ("str.strip", "str.lstrip", "str.rstrip", "str.removeprefix", "str.removesuffix") + tuple(
+_SUBSTRINGS = ("str.strip", "str.lstrip", "str.rstrip", "str.removeprefix", "str.removesuffix", "chars.keep") + tuple(
     name for name, (_, family) in ASCII_FORMS.items() if family == "str")
 HIDDEN = "__udflow_"  # the prefix of the columns a lowering adds itself (a hidden term, a piece)
 CANNOT_HOLD = "a case mapping of a non-ASCII string (the Unicode tables of Python and of the JVM differ)"
@@ -115,7 +116,10 @@ def case_mapped(call: Expr, elem_source: Optional[Expr]) -> bool:
     """Whether `call` is a case mapping the lowering runs natively (on ASCII rows): its
     receiver is shown ASCII by input fields, a piece counting where `elem_source`, the
     string an explosion splits, is."""
-    if getattr(call, "name", None) not in CASE_MAPPINGS or len(call.args) != 1:
+    if getattr(call, "name", None) == "chars.keep":
+        if kept_chars.by_membership(call.args[1].value, tuple(a.value for a in call.args[2:])) is not None:
+            return True  # exact on every string
+    elif getattr(call, "name", None) not in CASE_MAPPINGS or len(call.args) != 1:
         return False
     leaves = ascii_leaves(call.args[0])
     if leaves is None:
@@ -134,13 +138,53 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
     (x,) = args
     if x.family != "str":
         raise NotNative(f"str.{method} of a {x.family}")
-    leaves = ascii_leaves(call.args[0])
-    if leaves is None:
-        raise NotNative(f"str.{method} of a value not shown ASCII by its fields")
-    columns, reads = _leaf_columns(low, leaves)
     guards = receiver_guards(low, x, method)  # None: Python's AttributeError, as the other str methods
     form, family = ASCII_FORMS[call.name]
-    mapped = form(x.sql)
+    return _on_ascii(low, x, call, f"str.{method}", form(x.sql), family, guards)
+
+
+def lower_kept_chars(low, args: list[Typed], call) -> Typed:
+    """`"".join(c for c in s if <tests>)` (`udflow.kept_chars`): the characters the tests drop
+    removed by one regexp_replace. Membership alone is exact on every string; a method of
+    the character (isdigit, isalpha, ...) follows Python's Unicode tables, so that form holds
+    where `s` is ASCII, as a case mapping's does."""
+    x, (op, *tests) = args[0], [a.value for a in call.args[1:]]
+    if x.family != "str":
+        raise NotNative(f"a join of the characters of a {x.family}")
+    guards = []
+    if x.nullable:  # iterating over None: Python's TypeError
+        words = python_words.raised_by(kept_chars.keep, None, op, *tests)
+        guards.append((f"({x.sql} IS NULL)", low.error(words)))
+    exact = kept_chars.by_membership(op, tuple(tests))
+    if exact is not None:
+        return Typed(low.guarded(guards, _dropped(x.sql, *exact)), "str", False)
+    kept = kept_chars.ascii_kept(op, tuple(tests))
+    return _on_ascii(low, x, call, "a join of tested characters", _dropped(x.sql, frozenset(kept), False), "str",
+                     guards)
+
+
+def _dropped(text: str, chars: frozenset, complemented: bool) -> str:
+    """`text` without the characters not kept: kept are `chars`, or all but them."""
+    if not chars:
+        return text if complemented else "''"
+    codes, ranges = sorted(map(ord, chars)), []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    body = "".join(f"\\x{{{a:x}}}" + (f"-\\x{{{b:x}}}" if b > a else "") for a, b in ranges)
+    return f"regexp_replace({text}, {sql.string(('[' if complemented else '[^') + body + ']')}, '')"
+
+
+def _on_ascii(low, x: Typed, call, what: str, mapped: str, family: str, guards: list) -> Typed:
+    """`mapped`, the native form of `call` on an ASCII receiver `x`, on the rows where the
+    fields `x` is made of are ASCII; Python's call on the others (or, over pieces, the
+    general case's rows)."""
+    leaves = ascii_leaves(call.args[0])
+    if leaves is None:
+        raise NotNative(f"{what} of a value not shown ASCII by its fields")
+    columns, reads = _leaf_columns(low, leaves)
     if columns:
         beyond = " OR ".join(f"(length({c}) <> octet_length({c}))" for c in columns)
         if low.python_calls is not None and not any(isinstance(leaf, Elem) for leaf in leaves):
@@ -152,7 +196,7 @@ def lower_case_mapping(low, args: list[Typed], call) -> Typed:
                 f"{', '.join(reads)} {'holds' if len(reads) == 1 else 'hold'} characters beyond ASCII")
             error = low.cannot_hold(CANNOT_HOLD, native_spans.Limit.where(condition))
             if error is not None:  # None: every row given is ASCII (the native side of a split)
-                guards.append((f"({beyond})", error))
+                guards = guards + [(f"({beyond})", error)]
     return Typed(low.guarded(guards, mapped), family, False)
 
 

@@ -53,7 +53,7 @@ import struct
 from typing import Optional
 
 from udflow.expr import Arith, Field, Lit, Neg
-from udflow.spark_backend import native_spans, python_words, sql
+from udflow.spark_backend import native_decimals, native_spans, python_words, sql
 from udflow.spark_backend.native_types import INT_MAX, INT_MIN, NotNative, Typed
 from udflow.spark_backend.sql import call, cast, literal
 
@@ -204,8 +204,10 @@ def lower_round_to(low, args, call) -> Typed:
     fields and numbers (`_null_strict`: it raises only where a field is None, which the
     CASE raises) raising nothing else whatever a condition around it proves."""
     x, digits = args
-    _number("round", x)
     n = sql.int_of_literal(digits.sql)
+    if x.family == "decimal" and n is not None and 0 <= n <= sql.MAX_PRECISION:  # x.quantize(Decimal(f"1E-{n}"))
+        return native_decimals.quantized(low, x, n, None, low.none_guard("round()", x, digits, run=round))
+    _number("round", x)
     if n is None or not -22 <= n <= 22:
         raise NotNative("round(x, n) with n not a constant within ±22")
     guards = low.none_guard("round()", x, digits, run=round)

@@ -24,6 +24,10 @@ argument terms a native form takes; a call in another form (a computed `chars`, 
     s.ljust(n, c), s.rjust(n, c)       rpad / lpad to n code points, s itself where it is longer
                                        (Spark's pad would cut it)
     d.date()                           CAST(d AS DATE) of a naive datetime (TIMESTAMP_NTZ)
+    hashlib.md5(s.encode()).hexdigest()  md5(CAST(s AS BINARY)): Spark's string is its UTF-8
+                                       bytes, the bytes Python's encode() gives; sha1, and
+                                       sha224/256/384/512 as sha2(bytes, n), in lower-case hex
+                                       as hexdigest() writes it
     format(i, "05d"), f"{i:3d}"        format_string('%05d', i) of an int: Java's Formatter pads
                                        a long with zeros after its sign, or spaces before, as
                                        Python does (other specs, and a float's, are Python's
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import re
 
-from udflow.expr import Lit
+from udflow.expr import HEX_DIGESTS, Lit
 from udflow.spark_backend import python_words
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import call, cast, literal, string
@@ -73,7 +77,8 @@ SHOWN = {"str.strip": "s.strip(), s.strip(chars) with constant chars", "str.lstr
          "str.count": "s.count(sub), sub a constant", "str.isascii": "s.isascii()",
          "str.removeprefix": "s.removeprefix(p), p a constant", "str.removesuffix": "s.removesuffix(p), p a constant",
          "str.ljust": "s.ljust(n), s.ljust(n, c), constants", "str.rjust": "s.rjust(n), s.rjust(n, c), constants",
-         "date.date": "d.date() of a naive datetime"}
+         "date.date": "d.date() of a naive datetime",
+         **{f"hashlib.{name}": f"hashlib.{name}(s.encode()).hexdigest()" for name in HEX_DIGESTS}}
 INT_SPEC = re.compile(r"(0?[1-9][0-9]?)?d")  # format specs of an int that Java's %d writes as Python does
 FORMS = {  # name -> whether a call's argument terms (receiver first) have the native form
     "format": lambda args: len(args) == 2 and _str_constant(args[1]) and bool(INT_SPEC.fullmatch(args[1].value)),
@@ -169,6 +174,16 @@ def _isascii(low, args):
     return Typed(low.guarded(guards, f"(length({x.sql}) = octet_length({x.sql}))"), "bool", False)
 
 
+def _hexdigest(name: str):
+    def make(low, args):
+        (x,) = args
+        guards = receiver_guards(low, x, "encode")
+        data = cast(x.sql, "BINARY")
+        digest = {"md5": f"md5({data})", "sha1": f"sha1({data})"}.get(name) or f"sha2({data}, {name[3:]})"
+        return Typed(low.guarded(guards, digest), "str", False)
+    return make
+
+
 def _remove_affix(method: str):
     def make(low, args):
         x, affix = args
@@ -230,4 +245,5 @@ CALLS = {
     "str.ljust": _justified("ljust"),
     "str.rjust": _justified("rjust"),
     "date.date": _date,
+    **{f"hashlib.{name}": _hexdigest(name) for name in HEX_DIGESTS},
 }

@@ -111,6 +111,7 @@ RESULTS = {
     **{f"str.{name}": {("str",): "bool"} for name in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum",
                                                      "isspace", "isupper", "islower")},
     "str.capitalize": {("str",): "str"},
+    "chars.keep": {("str",): "str"},  # its receiver's family: its tests are constants (`native_case`)
     "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
     "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
     "datetime.date.fromisoformat": {("str",): "date"},
