@@ -87,6 +87,7 @@ REPRESENTATIVE = {
     "lookups.region": "fully native",
     "lookups.in_eu": "fully native",
     "lookups.flag_bit": "fully native",
+    "lookups.vat_by_category": "fully native",  # a dict of dicts: a CASE per inner dict
     "strings.city_country": "fully native",
     "strings.str_id": "fully native",
     "strings.is_https": "fully native",

@@ -38,7 +38,7 @@ from udflow.expr import (
 )
 from udflow.bits import Bits, Invert
 from udflow.splits import SplitItem
-from udflow.tables import InTable, Table, TableGet, TableItem
+from udflow.tables import InTable, NestedGet, Table, TableGet, TableItem
 from udflow.spark_backend import native_case
 
 pytestmark = pytest.mark.spark
@@ -111,9 +111,12 @@ BY_INT = {0: "zero", 7: "seven", -1: "minus one", BIG: "big"}
 MIXED = {None: 0.5, 2.5: 1.5, 3: -0.0, "a": float("nan"), 0.0: 2.0}
 MEMBERS = (frozenset({"a", " ", "", "\u0130"}), (0, 2**53, -1.0, "x"), [7, 3, None])
 DICTS = [Table.of(name, t) for name, t in (("BY_TEXT", BY_TEXT), ("BY_INT", BY_INT), ("MIXED", MIXED))]
-SETS = DICTS + [Table.of(f"MEMBERS{i}", t) for i, t in enumerate(MEMBERS)]
+NESTED = Table.of("NESTED", {"a": {0: 0.5, 7: 1.0, BIG: -0.0}, "x": {"a": 1.5, 3: -2.0}, "": {}, 7: {None: 0.25}})
+SETS = DICTS + [Table.of(f"MEMBERS{i}", t) for i, t in enumerate(MEMBERS)] + [NESTED]
 table_terms = st.one_of(
     st.builds(TableGet, st.sampled_from(DICTS), leaves, literals),
+    st.builds(lambda a, outer, b, inner, d: NestedGet(NESTED, a, outer, b, inner, d), leaves,
+              st.sampled_from(["get", "item"]), leaves, st.sampled_from(["get", "item"]), literals),
     st.builds(TableItem, st.sampled_from(DICTS), leaves),
     st.builds(InTable, leaves, st.sampled_from(SETS), st.booleans()),
 )

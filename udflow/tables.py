@@ -23,6 +23,8 @@ Each node's meaning is Python's, including its None semantics:
                IndexError, and TypeError where i is not an int.
     InTable    k in T: a key (dict) or member (set, frozenset, list, tuple) equal to k. A set or
                dict raises TypeError where k is unhashable; a list or tuple compares with ==.
+    NestedGet  a look-up in a dict of dicts (kind "nested": each value a dict table of its own,
+               snapshotted with it): `T.get(a, {}).get(b, d)`, `T[a][b]` and the two mixed.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ class Table:
         kind = KINDS.get(type(obj))
         if kind is None or len(obj) > MAX_ENTRIES:
             return None
+        if kind == "dict" and obj and all(type(v) is dict for v in obj.values()):
+            return Table._nested(name, obj)
         items = tuple(obj.items()) if kind == "dict" else tuple(obj)
         keys = [k for k, _ in items] if kind == "dict" else list(items)
         values = [v for _, v in items] if kind == "dict" else []
@@ -60,18 +64,30 @@ class Table:
             return None  # NaN as a key: found only as the same object
         return Table(name, kind, items, obj)
 
+    @staticmethod
+    def _nested(name: str, obj: dict) -> Optional["Table"]:
+        """A dict of dicts of literals: each inner dict its own table (`T['FR']`), or None."""
+        inner = [(k, Table.of(f"{name}[{k!r}]", v)) for k, v in obj.items()]
+        if sum(len(t.items) for _, t in inner if t is not None) > MAX_ENTRIES or \
+                not all(t is not None and t.kind == "dict" for _, t in inner) or \
+                not all(type(k) in LITERAL_TYPES and _plain(k) for k, _ in inner):
+            return None
+        return Table(name, "nested", tuple(inner), obj)
+
     @property
     def keys(self) -> tuple:
-        return tuple(k for k, _ in self.items) if self.kind == "dict" else self.items
+        return tuple(k for k, _ in self.items) if self.kind in ("dict", "nested") else self.items
 
     @property
     def values(self) -> tuple:
-        return tuple(v for _, v in self.items) if self.kind == "dict" else ()
+        return tuple(v for _, v in self.items) if self.kind in ("dict", "nested") else ()
 
     def python(self):
         """The table as a Python object holding the snapshot."""
         if self.kind == "dict":
             return dict(self.items)
+        if self.kind == "nested":
+            return {k: inner.python() for k, inner in self.items}
         if self.kind == "set":
             return frozenset(self.items)
         return list(self.items) if isinstance(self.origin, list) else self.items  # its own IndexError
@@ -141,3 +157,30 @@ class InTable(Expr):
 
     def __str__(self) -> str:
         return f"({self.operand} {'not in' if self.negated else 'in'} {self.table})"
+
+
+@dataclass(frozen=True)
+class NestedGet(Expr):
+    """A look-up in a dict of dicts: the outer by `outer_key`, "get" (a missing key gives the
+    empty dict, `T.get(a, {})`) or "item" (KeyError, `T[a]`); then the inner by `inner_key`,
+    "get" (`default` where missing) or "item" (KeyError). Python's order: the outer key, the
+    outer look-up (its KeyError before the inner key is read), the inner key, the default."""
+
+    table: Table
+    outer_key: Expr
+    outer: str
+    inner_key: Expr
+    inner: str
+    default: Expr
+
+    def evaluated(self, record: Mapping[str, Any], evaluate: Callable) -> Any:
+        table, key = self.table.python(), evaluate(self.outer_key, record)
+        inner = table.get(key, {}) if self.outer == "get" else table[key]
+        if self.inner == "get":
+            return inner.get(evaluate(self.inner_key, record), evaluate(self.default, record))
+        return inner[evaluate(self.inner_key, record)]
+
+    def __str__(self) -> str:
+        outer = f".get({self.outer_key}, {{}})" if self.outer == "get" else f"[{self.outer_key}]"
+        inner = f".get({self.inner_key}, {self.default})" if self.inner == "get" else f"[{self.inner_key}]"
+        return f"{self.table}{outer}{inner}"

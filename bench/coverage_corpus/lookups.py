@@ -14,6 +14,9 @@ PRIORITY = {"gold": 1, "silver": 2, "bronze": 3}
 TIER_DISCOUNT = {"gold": 0.15, "silver": 0.10, "bronze": 0.05}
 WEEKDAY_NAMES = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+VAT_BY_CATEGORY = {"FR": {"food": 0.055, "books": 0.055, "other": 0.20}, "DE": {"food": 0.07, "other": 0.19},
+                   "GB": {"food": 0.0, "other": 0.20}}
+TIER_RATES = {"gold": {"EUR": 0.15, "USD": 0.12}, "silver": {"EUR": 0.10}, "bronze": {}, "platinum": {"EUR": 0.2}}
 BLOCKED_DOMAINS = {"mailinator.com", "example.com", "test.com"}
 CATEGORY_IDS = {"books": 10, "music": 20, "games": 30, "garden": 40}
 SHIPPING_BY_ZONE = {1: 4.99, 2: 7.99, 3: 12.50}
@@ -194,7 +197,17 @@ def zone_by_int_code(r):
 
 CUR = {"currency": "str:currency", "amount": "float"}
 
+def vat_by_category(r):
+    return {**r, "vat": VAT_BY_CATEGORY.get(r["country"], {}).get(r["category"], 0.20)}
+
+
+def tier_rate(r):
+    return {**r, "rate": TIER_RATES[r["tier"]].get(r["currency"], 0.0)}
+
+
 FUNCTIONS = [
+    (vat_by_category, "map", {"country": "str:country", "category": "str:category"}),
+    (tier_rate, "map", {"tier": "str:tier", "currency": "str:currency"}),
     (to_eur, "map", CUR),
     (to_eur_strict, "map", CUR),
     (region, "map", {"country": "str:country"}),

@@ -28,6 +28,7 @@ from udflow.analysis.format_terms import joined_term
 from udflow.analysis.local_tables import literal_table, local_table
 from udflow.analysis.regex_terms import matched
 from udflow.analysis.char_terms import kept_chars_of
+from udflow.analysis.nested_tables import nested_get_of
 from udflow.analysis.resolved import hexdigest_call, isclose_call, module_call, quantize_call
 from udflow import spark_results
 from udflow.analysis.values import FieldOf, RecRef, Val
@@ -270,6 +271,8 @@ def _subscript(frame, node, value: Val):
         return SplitItem(*cut[:2], index, cut[2], reverse=True)
     if value.term is not None:
         return value.term
+    if (nested := nested_get_of(frame, node, _child, table_of)) is not None:
+        return nested
     table = table_of(frame, node.value)
     if table is not None and table.kind in ("dict", "sequence"):
         key = _child(frame, node.slice)
@@ -348,6 +351,8 @@ def _call(frame, node, value):
         return joined
     if (kept := kept_chars_of(frame, node, _child, _is_str_term)) is not None:
         return kept
+    if (nested := nested_get_of(frame, node, _child, table_of)) is not None:
+        return nested
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
         return None

@@ -52,6 +52,7 @@ EXAMPLES = {
     "Call": 'abs(r["x"]), r["name"].strip(), r["d"].year',
     "TableGet": 'REGIONS.get(r["country"], "other")',
     "TableItem": 'RATES[r["currency"]]',
+    "NestedGet": 'SHIPPING.get(r["country"], {}).get(r["speed"], 0.0), SHIPPING[r["country"]][r["speed"]]',
     "InTable": 'r["status"] in CLOSED',
     "Caught": 'try: placed = datetime.strptime(r["at"], "%Y-%m-%d") except ValueError: placed = None',
     "HelperCall": '_checksum(r["iban"])',

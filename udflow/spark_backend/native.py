@@ -426,6 +426,9 @@ class NativeLowering(RaisingSql, Conditions):
     def _TableItem(self, t) -> Typed:
         return native_tables.table_item(self, t)
 
+    def _NestedGet(self, t) -> Typed:
+        return native_tables.nested_get(self, t)
+
     def _InTable(self, t) -> Typed:
         return native_tables.in_table(self, t)
 

@@ -8,6 +8,8 @@
       ->  CASE k WHEN 'a' THEN 0.5 ... ELSE raise_error(KeyError: 'z') END
     DAYS[d.weekday()]                       (a tuple or list: both ends' positions)
       ->  CASE weekday WHEN 0 THEN 'Mon' ... WHEN -7 THEN 'Mon' ... ELSE raise_error(IndexError) END
+    SHIP.get(r["c"], {}).get(r["s"], 0.0)   (a dict of dicts: one CASE per inner dict)
+      ->  CASE c WHEN 'FR' THEN CASE s WHEN 'std' THEN 4.9 ... ELSE 0.0 END ... ELSE 0.0 END
 
 A key matches as Python's dict matches it: by `==` (hash and equality agree on the
 literal types), so `1`, `1.0` and `True` find the same entry and None finds a None key.
@@ -29,7 +31,7 @@ import dataclasses
 
 from udflow.spark_backend import python_words, sql
 from udflow.spark_backend.native_types import NotNative, Typed, one_family, wider_decimal
-from udflow.tables import InTable, Table, TableGet, TableItem
+from udflow.tables import InTable, NestedGet, Table, TableGet, TableItem
 from udflow.expr import Lit
 
 SIMPLE_FAMILIES = ("str", "int", "date")
@@ -48,9 +50,36 @@ def table_item(low, t: TableItem) -> Typed:
         return _sequence_item(low, t)
     x, keys = _key_and_keys(low, t.table, t.key)
     values = [low.lower(Lit(v)) for v in t.table.values]
-    missing = low.raised(sql.call("base64", sql.call("encode", sql.call("concat", "'KeyError: '", _repr(x)),
-                                                            "'UTF-8'")))
-    return _select(low, x, keys, values, None, missing)
+    return _select(low, x, keys, values, None, _key_error(low, x))
+
+
+def nested_get(low, t: NestedGet) -> Typed:
+    """The outer key's CASE, each branch its inner dict's CASE (`udflow.tables.NestedGet`):
+    a missing inner key gives the default (`get`) or KeyError of the inner key (`[]`); a
+    missing outer key the empty dict's (`get`) or KeyError of the outer key."""
+    if not t.table.unchanged():
+        raise NotNative(f"{t.table.name} changed since the function was analysed (Python reads it as it is now)")
+    x, y = low.lower(t.outer_key), low.lower(t.inner_key)
+    default = low.lower(t.default) if t.inner == "get" else None
+    inner_missing = default.sql if default is not None else _key_error(low, y)
+    outer_keys, branches = [low.lower(Lit(k)) for k in t.table.keys], []
+    for inner in t.table.values:
+        keys = [low.lower(Lit(k)) for k in inner.keys]
+        if not _simple(y, keys) and len(keys) > MIXED_ENTRIES:
+            raise NotNative(f"a look-up of a {y.family} in {inner.name}, {len(keys)} keys of other types")
+        branches.append(_select(low, y, keys, [low.lower(Lit(v)) for v in inner.values], default, inner_missing))
+    if not _simple(x, outer_keys) and len(outer_keys) > MIXED_ENTRIES:
+        raise NotNative(f"a look-up of a {x.family} in {t.table.name}, {len(outer_keys)} keys of other types")
+    if t.outer == "get":  # a missing outer key: the empty dict's look-up
+        missing = Typed(inner_missing, default.family, default.nullable, decimal=default.decimal) \
+            if default is not None else None
+        return _select(low, x, outer_keys, branches, missing, inner_missing)
+    return _select(low, x, outer_keys, branches, None, _key_error(low, x))
+
+
+def _key_error(low, x: Typed) -> str:
+    """SQL raising Python's KeyError of the key `x`."""
+    return low.raised(sql.call("base64", sql.call("encode", sql.call("concat", "'KeyError: '", _repr(x)), "'UTF-8'")))
 
 
 def _sequence_item(low, t: TableItem) -> Typed:

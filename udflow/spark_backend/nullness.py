@@ -31,14 +31,14 @@ from udflow.bits import Bits, Invert
 from udflow.expr import (Arith, BoolOp, Call, Cmp, Contains, Evaluated, Expr, Field, IfElse, InValues, IsNone, Item,
                          Lit, Neg, Not, Slice, Truth, Tuple)
 from udflow.helper_calls import HelperCall
-from udflow.tables import InTable, TableGet, TableItem
+from udflow.tables import InTable, NestedGet, TableGet, TableItem
 from udflow.fields import properties_of
 from udflow.plan import Node, Source
 
 ORDERINGS = ("<", "<=", ">", ">=")
 # the forms Python computes whole: every part before the operation itself
 EAGER = (Arith, Neg, Cmp, Truth, Not, IsNone, InValues, Contains, Slice, Call, HelperCall, Evaluated, Tuple, Item,
-         TableGet, TableItem, InTable, Bits, Invert)
+         TableGet, TableItem, NestedGet, InTable, Bits, Invert)
 
 
 def when_true(term: Expr) -> frozenset:
