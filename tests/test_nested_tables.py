@@ -30,6 +30,17 @@ def costly(r):
     return r["country"] in SHIPPING and SHIPPING.get(r["country"], {}).get(r["speed"], 0.0) > 5
 
 
+PROFILES = {"FR": {"vat": 0.2, "currency": "EUR"}, "US": {"vat": 0.0, "currency": "USD"}, "DE": {"currency": "EUR"}}
+
+
+def vat(r):
+    return {**r, "vat": PROFILES.get(r["country"], {}).get("vat", r["fallback"])}
+
+
+def strict_vat(r):
+    return {**r, "vat": PROFILES[r["country"]]["vat"]}
+
+
 def other_default(r):
     return {**r, "fee": SHIPPING.get(r["country"], {"std": 1.0}).get(r["speed"], 0.0)}
 
@@ -70,6 +81,21 @@ def test_a_flow_of_nested_look_ups_runs_natively_with_pythons_records(spark, fn,
     assert step.how == "native" and not step.python_terms, step
     assert sorted(flow.collect(spark=spark), key=lambda r: r["id"]) == \
         sorted(flow.collect(engine="reference"), key=lambda r: r["id"])
+
+
+VAT_ROWS = [{"id": i, "country": c, "fallback": f} for i, (c, f) in enumerate(
+    [("FR", 0.5), ("US", 0.5), ("DE", 0.25), ("XX", 0.125), (None, 1.0)])]
+
+
+@pytest.mark.spark
+def test_a_constant_inner_key_is_found_on_the_driver_in_inner_dicts_of_mixed_value_types(spark):
+    flow = uf.source("orders", rows=VAT_ROWS).map(vat)
+    step = flow.physical().root
+    assert step.how == "native" and not step.python_terms, step
+    assert sorted(flow.collect(spark=spark), key=lambda r: r["id"]) == \
+        sorted(flow.collect(engine="reference"), key=lambda r: r["id"])
+    said = raised_on_both_engines(uf.source("orders", rows=VAT_ROWS[:3]).map(strict_vat))
+    assert all(s.startswith("KeyError: 'vat'") for s in said), said
 
 
 @pytest.mark.spark

@@ -64,6 +64,9 @@ def nested_get(low, t: NestedGet) -> Typed:
     inner_missing = default.sql if default is not None else _key_error(low, y)
     outer_keys, branches = [low.lower(Lit(k)) for k in t.table.keys], []
     for inner in t.table.values:
+        if isinstance(t.inner_key, Lit):  # found on the driver: inner dicts of different value types agree
+            branches.append(_constant_key_value(low, inner, t.inner_key.value, default, y))
+            continue
         keys = [low.lower(Lit(k)) for k in inner.keys]
         if not _simple(y, keys) and len(keys) > MIXED_ENTRIES:
             raise NotNative(f"a look-up of a {y.family} in {inner.name}, {len(keys)} keys of other types")
@@ -75,6 +78,15 @@ def nested_get(low, t: NestedGet) -> Typed:
             if default is not None else None
         return _select(low, x, outer_keys, branches, missing, inner_missing)
     return _select(low, x, outer_keys, branches, None, _key_error(low, x))
+
+
+def _constant_key_value(low, inner: Table, key, default, y: Typed) -> Typed:
+    """One inner dict's value of a constant key, as Python finds it: the value, else the
+    default (`get`) or a KeyError (`[]`, typed None: it has no value)."""
+    found = inner.python()
+    if key in found:
+        return low.lower(Lit(found[key]))
+    return default if default is not None else Typed(_key_error(low, y), "none", True)
 
 
 def _key_error(low, x: Typed) -> str:
