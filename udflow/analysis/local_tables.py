@@ -56,3 +56,27 @@ def _looked_up(parent: ast.AST, use: ast.Name) -> bool:
     if isinstance(parent, ast.Compare):
         return any(c is use and isinstance(op, (ast.In, ast.NotIn)) for op, c in zip(parent.ops, parent.comparators))
     return False
+
+
+def table_of(frame, node) -> Optional[Table]:
+    """The constant table (`udflow.tables`) a module global or closure variable named by `node`
+    holds, as it is now, or a literal written in the function or a local bound to one
+    (`local_tables`); None for another local name, a name some function rebinds, or anything
+    but a dict, set or sequence of literals."""
+    if not isinstance(node, ast.Name):
+        return literal_table(node)
+    scope = frame
+    while scope is not None:
+        if node.id in scope.env:
+            return local_table(scope.unit.node, node) if scope is frame else None
+        scope = scope.parent
+    unit = frame.unit
+    if node.id in unit.closure:
+        value = unit.closure[node.id]
+        if node.id in unit.index.nonlocal_names:
+            return None
+    elif node.id in unit.globals and node.id not in unit.index.rebound_globals:
+        value = unit.globals[node.id]
+    else:
+        return None
+    return Table.of(node.id, value)

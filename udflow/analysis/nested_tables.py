@@ -17,11 +17,12 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
+from udflow.analysis.local_tables import table_of
 from udflow.expr import Expr, Field, Lit
 from udflow.tables import NestedGet
 
 
-def nested_get_of(frame, node, child: Callable, table_of: Callable) -> Optional[Expr]:
+def nested_get_of(frame, node, child: Callable) -> Optional[Expr]:
     """The term of `node` (a `.get(...)` call or a subscript) where it looks up an inner dict
     of a nested table, or None."""
     inner = _access(node)

@@ -21,7 +21,8 @@ from udflow.caught import Caught, exception_class
 from udflow.analysis.state import RECORD_KINDS
 from udflow.expr import LITERAL_TYPES, Elem, IfElse, Item, Lit, Not
 from udflow.analysis.syntax import COMMUTATIVE_OPS, assigned_names, exits
-from udflow.analysis.terms import is_tuple_aggregate, table_of, truth_term
+from udflow.analysis.local_tables import table_of
+from udflow.analysis.terms import is_tuple_aggregate, truth_term
 from udflow.analysis.values import (
     NONE,
     ORDER,

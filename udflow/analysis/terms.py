@@ -25,7 +25,7 @@ import builtins
 from udflow.analysis.constants import constant_made, constant_timedelta, timedelta_of
 from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
 from udflow.analysis.format_terms import joined_term
-from udflow.analysis.local_tables import literal_table, local_table
+from udflow.analysis.local_tables import table_of
 from udflow.analysis.regex_terms import matched
 from udflow.analysis.char_terms import kept_chars_of
 from udflow.analysis.nested_tables import nested_get_of
@@ -35,7 +35,7 @@ from udflow.analysis.values import FieldOf, RecRef, Val
 from udflow.bits import Bits, Invert
 from udflow.helper_calls import HelperCall
 from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
-from udflow.tables import InTable, Table, TableGet, TableItem
+from udflow.tables import InTable, TableGet, TableItem
 from udflow.analysis.split_terms import join_of, rsplit_of, split_len_of, split_of
 from udflow.expr import (
     ARITH,
@@ -271,7 +271,7 @@ def _subscript(frame, node, value: Val):
         return SplitItem(*cut[:2], index, cut[2], reverse=True)
     if value.term is not None:
         return value.term
-    if (nested := nested_get_of(frame, node, _child, table_of)) is not None:
+    if (nested := nested_get_of(frame, node, _child)) is not None:
         return nested
     table = table_of(frame, node.value)
     if table is not None and table.kind in ("dict", "sequence"):
@@ -351,7 +351,7 @@ def _call(frame, node, value):
         return joined
     if (kept := kept_chars_of(frame, node, _child, _is_str_term)) is not None:
         return kept
-    if (nested := nested_get_of(frame, node, _child, table_of)) is not None:
+    if (nested := nested_get_of(frame, node, _child)) is not None:
         return nested
     args = [_child(frame, a) for a in node.args]
     if any(a is None for a in args):
@@ -438,30 +438,6 @@ def _helper(frame, node):
     if not isinstance(fn, types.FunctionType) or (fn.__module__ or "").startswith("udflow"):
         return None
     return fn
-
-
-def table_of(frame, node) -> Optional[Table]:
-    """The constant table (`udflow.tables`) a module global or closure variable named by `node`
-    holds, as it is now, or a literal written in the function or a local bound to one
-    (`local_tables`); None for another local name, a name some function rebinds, or anything
-    but a dict, set or sequence of literals."""
-    if not isinstance(node, ast.Name):
-        return literal_table(node)
-    scope = frame
-    while scope is not None:
-        if node.id in scope.env:
-            return local_table(scope.unit.node, node) if scope is frame else None
-        scope = scope.parent
-    unit = frame.unit
-    if node.id in unit.closure:
-        value = unit.closure[node.id]
-        if node.id in unit.index.nonlocal_names:
-            return None
-    elif node.id in unit.globals and node.id not in unit.index.rebound_globals:
-        value = unit.globals[node.id]
-    else:
-        return None
-    return Table.of(node.id, value)
 
 
 def _is_builtin(frame, node, table) -> bool:
