@@ -16,3 +16,12 @@ def raised_on_both_engines(flow) -> list:
             flow.collect(engine=engine)
         said.append(str(err.value).splitlines()[0].split(" raised ", 1)[1])
     return said
+
+
+def native_records_on_both_engines(flow, spark) -> tuple[list, list]:
+    """The flow's records on Spark and on the reference interpreter, each sorted by "id",
+    after checking that its last operator runs natively with no Python term inside."""
+    step = flow.physical().root
+    assert step.how == "native" and not step.python_terms, step
+    return tuple(sorted(rows, key=lambda r: r["id"])
+                 for rows in (flow.collect(spark=spark), flow.collect(engine="reference")))

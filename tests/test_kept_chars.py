@@ -13,7 +13,7 @@ import udflow as uf
 from udflow import kept_chars
 from udflow.analysis import analyze
 from udflow.expr import Call, Field, Lit, evaluate
-from tests.both_engines import raised_on_both_engines
+from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
 
 PUNCTUATION = ".,;:!?"
@@ -105,10 +105,7 @@ ROWS = [{"id": i, "phone": s, "name": s} for i, s in enumerate(TEXTS)]
                                    lambda s: s.map(squeezed), lambda s: s.filter(has_letters)])
 def test_a_flow_of_kept_characters_runs_natively_with_pythons_records(spark, build):
     flow = build(uf.source("texts", rows=ROWS))
-    step = flow.physical().root
-    assert step.how == "native" and not step.python_terms, step
-    spark_rows, python_rows = (sorted(rows, key=lambda r: r["id"])
-                               for rows in (flow.collect(spark=spark), flow.collect(engine="reference")))
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
     assert spark_rows == python_rows
 
 

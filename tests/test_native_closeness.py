@@ -12,7 +12,7 @@ import pytest
 
 import udflow as uf
 from udflow.expr import Call, Field, Lit, evaluate
-from tests.both_engines import raised_on_both_engines
+from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error, same
 
 pytestmark = pytest.mark.spark
@@ -104,10 +104,7 @@ READINGS = [{"id": i, "actual": a, "forecast": f} for i, (a, f) in enumerate(
                                    lambda s: s.filter(measured)])
 def test_a_flow_of_isclose_and_isnan_runs_natively_with_pythons_records(spark, build):
     flow = build(uf.source("readings", rows=READINGS))
-    step = flow.physical().root
-    assert step.how == "native" and not step.python_terms, step
-    spark_rows, python_rows = (sorted(rows, key=lambda r: r["id"])
-                               for rows in (flow.collect(spark=spark), flow.collect(engine="reference")))
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
     assert [r["id"] for r in spark_rows] == [r["id"] for r in python_rows]
     for got, wanted in zip(spark_rows, python_rows):
         assert got.keys() == wanted.keys() and all(same(wanted[k], got[k]) for k in wanted), (got, wanted)

@@ -13,7 +13,7 @@ import pytest
 import udflow as uf
 from udflow.analysis import analyze
 from udflow.expr import HEX_DIGESTS, Call, Field, evaluate
-from tests.both_engines import raised_on_both_engines
+from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
 
 pytestmark = pytest.mark.spark
@@ -75,10 +75,7 @@ ROWS = [{"id": i, "s": s} for i, s in enumerate(TEXTS)]
 @pytest.mark.parametrize("build", [lambda s: s.map(keyed), lambda s: s.filter(in_bucket)])
 def test_a_flow_of_digests_runs_natively_with_pythons_records(spark, build):
     flow = build(uf.source("texts", rows=ROWS))
-    step = flow.physical().root
-    assert step.how == "native" and not step.python_terms, step
-    spark_rows, python_rows = (sorted(rows, key=lambda r: r["id"])
-                               for rows in (flow.collect(spark=spark), flow.collect(engine="reference")))
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
     assert spark_rows == python_rows
 
 

@@ -13,7 +13,7 @@ import pytest
 import udflow as uf
 from udflow.analysis import analyze
 from udflow.expr import Call, Field, Lit, evaluate
-from tests.both_engines import raised_on_both_engines
+from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
 
 pytestmark = pytest.mark.spark
@@ -96,10 +96,7 @@ ORDERS = [{"id": i, "price": Decimal(p), "qty": q} for i, (p, q) in
 
 def test_a_flow_of_quantized_prices_runs_natively_with_pythons_records(spark):
     flow = uf.source("orders", rows=ORDERS).map(priced)
-    step = flow.physical().root
-    assert step.how == "native" and not step.python_terms, step
-    spark_rows, python_rows = (sorted(rows, key=lambda r: r["id"])
-                               for rows in (flow.collect(spark=spark), flow.collect(engine="reference")))
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
     assert [{k: text(v) for k, v in r.items()} for r in spark_rows] == \
         [{k: text(v) for k, v in r.items()} for r in python_rows]
 

@@ -9,7 +9,7 @@ import udflow as uf
 from udflow.analysis import analyze
 from udflow.expr import Field, Lit
 from udflow.tables import NestedGet, Table
-from tests.both_engines import raised_on_both_engines
+from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 
 SHIPPING = {"FR": {"std": 4.9, "express": 9.9}, "DE": {"std": 5.9}, "US": {}, 7: {"std": 1.5}}
 
@@ -77,10 +77,8 @@ ROWS = [{"id": i, "country": c, "speed": s} for i, (c, s) in enumerate([
 def test_a_flow_of_nested_look_ups_runs_natively_with_pythons_records(spark, fn, kind, rows):
     source = uf.source("orders", rows=rows)
     flow = source.map(fn) if kind == "map" else source.filter(fn)
-    step = flow.physical().root
-    assert step.how == "native" and not step.python_terms, step
-    assert sorted(flow.collect(spark=spark), key=lambda r: r["id"]) == \
-        sorted(flow.collect(engine="reference"), key=lambda r: r["id"])
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
+    assert spark_rows == python_rows
 
 
 VAT_ROWS = [{"id": i, "country": c, "fallback": f} for i, (c, f) in enumerate(
@@ -90,10 +88,8 @@ VAT_ROWS = [{"id": i, "country": c, "fallback": f} for i, (c, f) in enumerate(
 @pytest.mark.spark
 def test_a_constant_inner_key_is_found_on_the_driver_in_inner_dicts_of_mixed_value_types(spark):
     flow = uf.source("orders", rows=VAT_ROWS).map(vat)
-    step = flow.physical().root
-    assert step.how == "native" and not step.python_terms, step
-    assert sorted(flow.collect(spark=spark), key=lambda r: r["id"]) == \
-        sorted(flow.collect(engine="reference"), key=lambda r: r["id"])
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
+    assert spark_rows == python_rows
     said = raised_on_both_engines(uf.source("orders", rows=VAT_ROWS[:3]).map(strict_vat))
     assert all(s.startswith("KeyError: 'vat'") for s in said), said
 
