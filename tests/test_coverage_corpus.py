@@ -83,6 +83,8 @@ REPRESENTATIVE = {
     "conditionals.discount_or_zero": "fully native",
     "conditionals.valid_order": "fully native",
     "dates.order_year": "fully native",
+    "dates.ts_minute_bucket": "fully native",  # ts.replace(second=0, microsecond=0): moved by the difference
+    "dates.first_of_month": "fully native",
     # constant tables, bitwise flags, f-strings of plain fields, str() of an int
     "lookups.region": "fully native",
     "lookups.in_eu": "fully native",

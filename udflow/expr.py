@@ -148,6 +148,8 @@ FUNCTIONS = {
     "date.isoformat": lambda d: d.isoformat(),
     "date.isocalendar": lambda d, k: d.isocalendar()[k],  # k: 0 the ISO year, 1 its week, 2 the weekday
     "date.dayofyear": lambda d: d.timetuple().tm_yday,
+    # d.replace(day=1, ...) of constant parts, given as (d, name, value, name, value, ...)
+    "date.replace": lambda d, *parts: d.replace(**dict(zip(parts[::2], parts[1::2]))),
     "unicodedata.normalize": unicodedata.normalize,  # of a constant form: "NFC", "NFKD", ...
     # an f-string's replacement fields (`analysis.format_terms`): format(x, spec), x!r, x!a
     "format": format,
@@ -411,6 +413,9 @@ class Call(Expr):
                 return f"{receiver}.isocalendar()[{rest[0]}]"
             if self.name == "date.dayofyear":
                 return f"{receiver}.timetuple().tm_yday"
+            if self.name == "date.replace":
+                parts = ", ".join(f"{k.value}={v}" for k, v in zip(rest[::2], rest[1::2]))
+                return f"{receiver}.replace({parts})"
             if self.name.startswith("date.") or self.name == "timedelta.days":
                 if method in DATE_METHODS:
                     return f"{receiver}.{method}({', '.join(str(a) for a in rest)})"

@@ -12,6 +12,11 @@ by name, each one term:
     d.isocalendar()[1]        Call('date.isocalendar', (d, Lit(1)))     the ISO week
     d.isocalendar().year      Call('date.isocalendar', (d, Lit(0)))     the ISO year
     d.isocalendar()[-1]       Call('date.isocalendar', (d, Lit(2)))     the ISO weekday, 1 .. 7
+
+and a date's parts replaced by constants that always make a valid date (`replaced_parts`):
+
+    ts.replace(second=0, microsecond=0)   Call('date.replace', (ts, 'second', 0, 'microsecond', 0))
+    d.replace(day=1)                      Call('date.replace', (d, 'day', 1))
 """
 
 from __future__ import annotations
@@ -24,6 +29,29 @@ from udflow.expr import Call, Expr, Lit
 
 DATE_PARTS = ("year", "month", "day", "hour", "minute", "second")
 ISO_PARTS = {"year": 0, "week": 1, "weekday": 2}
+# the parts `replace` may set, each to a constant in this range: a day up to 28 and a month only
+# with a day, so that no result is invalid (Feb 30 is Python's ValueError); not the year (Feb 29)
+REPLACEABLE = {"month": range(1, 13), "day": range(1, 29), "hour": range(24), "minute": range(60),
+               "second": range(60), "microsecond": range(1_000_000)}
+
+
+def replaced_parts(frame, node: ast.Call, child: Callable) -> Optional[Call]:
+    """`d.replace(day=1)`, `ts.replace(minute=0, second=0, microsecond=0)`: keywords only, each
+    a part of `REPLACEABLE` set to an int constant in its range; None for any other call."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "replace") or node.args or not node.keywords:
+        return None
+    parts = {k.arg: k.value for k in node.keywords}
+    if None in parts or len(parts) != len(node.keywords) or not set(parts) <= set(REPLACEABLE) \
+            or ("month" in parts and "day" not in parts):
+        return None
+    if not all(isinstance(v, ast.Constant) and type(v.value) is int and v.value in REPLACEABLE[k]
+               for k, v in parts.items()):
+        return None
+    receiver = child(frame, node.func.value)
+    if receiver is None:
+        return None
+    flat = [Lit(x) for name in REPLACEABLE if name in parts for x in (name, parts[name].value)]
+    return Call("date.replace", (receiver, *flat))
 
 
 def attribute_term(frame, node: ast.Attribute, child: Callable) -> Optional[Expr]:

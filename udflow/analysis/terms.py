@@ -23,7 +23,7 @@ from typing import Optional
 import builtins
 
 from udflow.analysis.constants import constant_made, constant_timedelta, timedelta_of
-from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part
+from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part, replaced_parts
 from udflow.analysis.format_terms import joined_term
 from udflow.analysis.local_tables import table_of
 from udflow.analysis.regex_terms import matched
@@ -338,6 +338,8 @@ def _call(frame, node, value):
         return digest
     if (quantized := quantize_call(frame, node, _child)) is not None:
         return quantized
+    if (replaced := replaced_parts(frame, node, _child)) is not None:
+        return replaced
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
             or getattr(node.func, "id", getattr(node.func, "attr", None)) == "timedelta":
         return constant_timedelta(frame, node, _child) or timedelta_of(frame, node, _child)

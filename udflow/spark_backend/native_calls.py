@@ -13,6 +13,7 @@ import math
 import operator
 
 from udflow import spark_results
+from udflow.expr import Lit
 from udflow.spark_backend import native_dates, native_decimals, native_math, native_spans, native_strings, python_words, sql
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
@@ -451,6 +452,7 @@ CALLS = {
     "date.isocalendar": _iso_calendar,
     "date.dayofyear": _date_part("dayofyear", "timetuple"),
     "date.isoformat": native_dates.isoformat,
+    "date.replace": native_dates.replaced,
     "min": _min_max("least"),
     "max": _min_max("greatest"),
     "float": _call_float,
@@ -463,7 +465,8 @@ CALLS = {
 # the arguments each native form takes (receiver included); min/max take any number; the str
 # methods' forms are `native_strings.FORMS`. Python's other forms (`s.startswith("a", 1)`,
 # `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
-FORMS = {**native_strings.FORMS, **native_decimals.FORMS, "math.isclose": native_math.isclose_form}
+FORMS = {**native_strings.FORMS, **native_decimals.FORMS, "math.isclose": native_math.isclose_form,
+         "date.replace": lambda args: len(args) % 2 == 1 and all(isinstance(a, Lit) for a in args[1:])}
 ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2,
          "math.isclose": 4,  # (a, b, rel_tol, abs_tol), the tolerances constants (`FORMS`)
          "timedelta": 2}  # (unit, amount)

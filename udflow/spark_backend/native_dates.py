@@ -31,6 +31,14 @@ has a column, and is native (`shifted`):
 and by a timedelta of a computed int, `d + timedelta(days=r["n"])` (one of days, seconds,
 minutes, hours, weeks; `moved_by`): the same forms with the amount a column, the range
 tested on the result, and a move of more than `MOVED_DAYS` days computed in Python.
+
+A date's parts replaced by constants (`d.replace(day=1)`, `ts.replace(second=0,
+microsecond=0)`: only those that always give a valid date, `analysis.attribute_terms.
+REPLACEABLE`) move it by the difference (`replaced`): the day by date_add or DAY, the
+month after it by add_months or MONTH (the day is at most 28, so nothing is clamped),
+the time of a datetime by the microseconds between its parts and the constants
+(`extract(SECOND FROM ts)` holds the seconds with their microseconds). A date has no
+time parts (Python's TypeError: Python's call); None raises Python's AttributeError.
 """
 
 from __future__ import annotations
@@ -227,3 +235,34 @@ def isoformat(low, args) -> Typed:
         raise NotNative(f"isoformat() of a {x.family}")
     guards = none_receiver_guards(low, x, "isoformat")
     return Typed(low.guarded(guards, iso_text(x.sql, x.family, "T")), "str", False)
+
+
+TIME_US = {"hour": 3_600_000_000, "minute": 60_000_000}
+
+
+def replaced(low, args) -> Typed:
+    """`d.replace(part=constant, ...)` of a date or a naive datetime (module docstring)."""
+    x, *flat = args
+    parts = {name.known[0]: value.known[0] for name, value in zip(flat[::2], flat[1::2])}
+    if x.family not in ("date", "datetime") or x.family == "date" and set(parts) - {"day", "month"}:
+        raise NotNative(f"replace({', '.join(parts)}) of a {x.family}")
+    guards = none_receiver_guards(low, x, "replace")
+    date = x.family == "date"
+    value = x.sql
+    if "day" in parts:
+        moved = f"({parts['day']} - dayofmonth({x.sql}))"
+        value = f"date_add({value}, {moved})" if date else f"timestampadd(DAY, {moved}, {value})"
+    if "month" in parts:
+        moved = f"({parts['month']} - month({x.sql}))"
+        value = f"add_months({value}, {moved})" if date else f"timestampadd(MONTH, {moved}, {value})"
+    micros = [f"({parts[p]} - {p}({x.sql})) * {TIME_US[p]}L" for p in TIME_US if p in parts]  # a long: INT overflows
+    if "second" in parts or "microsecond" in parts:
+        seconds = f"extract(SECOND FROM {x.sql})"  # DECIMAL(8,6): the seconds and their microseconds
+        now = {"second": f"floor({seconds})", "microsecond": f"({seconds} - floor({seconds})) * 1000000L"}
+        wanted = {"second": parts.get("second"), "microsecond": parts.get("microsecond")}
+        micros += [f"({wanted['second']} - {now['second']}) * 1000000L" if wanted["second"] is not None else "",
+                   f"({wanted['microsecond']} - {now['microsecond']})" if wanted["microsecond"] is not None else ""]
+    micros = [m for m in micros if m]
+    if micros:
+        value = f"timestampadd(MICROSECOND, CAST({' + '.join(micros)} AS BIGINT), {value})"
+    return Typed(low.guarded(guards, value), x.family, False)

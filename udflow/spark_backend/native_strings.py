@@ -78,6 +78,7 @@ SHOWN = {"str.strip": "s.strip(), s.strip(chars) with constant chars", "str.lstr
          "str.removeprefix": "s.removeprefix(p), p a constant", "str.removesuffix": "s.removesuffix(p), p a constant",
          "str.ljust": "s.ljust(n), s.ljust(n, c), constants", "str.rjust": "s.rjust(n), s.rjust(n, c), constants",
          "date.date": "d.date() of a naive datetime",
+         "date.replace": "d.replace(day=1), ts.replace(second=0, microsecond=0): constant parts that make no invalid date",
          **{f"hashlib.{name}": f"hashlib.{name}(s.encode()).hexdigest()" for name in HEX_DIGESTS}}
 INT_SPEC = re.compile(r"(0?[1-9][0-9]?)?d")  # format specs of an int that Java's %d writes as Python does
 FORMS = {  # name -> whether a call's argument terms (receiver first) have the native form
