@@ -6,6 +6,7 @@ computes the others. None raises Python's TypeError; a comprehension of another 
 no such term."""
 
 import string
+import unicodedata
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.test_native_differential import native_error
 
 PUNCTUATION = ".,;:!?"
 TEXTS = ["", "abc", "+33 (0)6 12-34", "Hello, World!", "٣٤٥ ²", "naïve café; ok.", "a-b_c d\te\u2003f",
-         "𝔘nicode 🎉.", "ǅungla ß SS", "\x1c\x1f\x00", "1²³4"]
+         "𝔘nicode 🎉.", "ǅungla ß SS", "\x1c\x1f\x00", "1²³4", "e\u0301te\u0308 \U0001d165x"]
 
 
 def digits(r):
@@ -39,6 +40,11 @@ def squeezed(r):
 
 def has_letters(r):
     return "".join(c for c in r["name"] if c.isalpha()) != ""
+
+
+def strip_accents(r):
+    text = unicodedata.normalize("NFKD", r["name"])
+    return {**r, "text": "".join(c for c in text if not unicodedata.combining(c))}
 
 
 def dashed(r):
@@ -82,7 +88,8 @@ def test_every_form_is_pythons_on_every_text_and_none_raises_type_error(spark):
                                                     StructField("s", StringType(), True)]))
     lowering = NativeLowering(frame.schema, "m (t.py:1)")
     exact = [("and", "in", "-_ 1"), ("and", "not in", string.punctuation), ("or", "in", "🎉", "in", "é"),
-             ("and", "not in", "ß", "not in", "\u2003\t")]
+             ("and", "not in", "ß", "not in", "\u2003\t"), ("and", "not combining", ""),
+             ("or", "combining", "", "in", "a")]
     terms = [Call("chars.keep", (Field("s"), *map(Lit, spec))) for spec in exact]
     columns = [F.expr(lowering.lower(t).sql) for t in terms]
     got = {r[0]: r[1:] for r in frame.where("s IS NOT NULL").select("id", *columns).collect()}
@@ -107,6 +114,18 @@ def test_a_flow_of_kept_characters_runs_natively_with_pythons_records(spark, bui
     flow = build(uf.source("texts", rows=ROWS))
     spark_rows, python_rows = native_records_on_both_engines(flow, spark)
     assert spark_rows == python_rows
+
+
+@pytest.mark.spark
+def test_accents_stripped_after_python_normalizes_are_dropped_natively(spark):
+    rows = [{"id": i, "name": s} for i, s in enumerate(["Zürich", "São Paulo", "Ångström", "ǅ", "plain", ""])]
+    flow = uf.source("cities", rows=rows).map(strip_accents)
+    step = flow.physical().root
+    assert step.how == "native" and [t.split(" ")[0] for t in step.python_terms] == ["unicodedata.normalize"], step
+    assert sorted(flow.collect(spark=spark), key=lambda r: r["id"]) == \
+        sorted(flow.collect(engine="reference"), key=lambda r: r["id"])
+    assert [r["text"] for r in sorted(flow.collect(spark=spark), key=lambda r: r["id"])][:3] == \
+        ["Zurich", "Sao Paulo", "Angstrom"]
 
 
 @pytest.mark.spark

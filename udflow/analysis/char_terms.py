@@ -5,6 +5,7 @@
     "".join(c for c in s if c not in string.punctuation)   Call('chars.keep', (s, 'and', 'not in', '!"#...'))
 
 The loop's one variable is tested by str methods of one character (`CHAR_TESTS`), by
+`unicodedata.combining(c)`, by
 membership in a constant str (a literal, a module-level constant, `string.digits`), each
 maybe negated with `not`, joined by one `and` or `or` (several `if`s: `and`). Anything
 else in the comprehension (another element, a second loop, a test of something else, a
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import string
+import unicodedata
 from typing import Callable, Optional
 
 from udflow.analysis.resolved import names_object
@@ -68,6 +70,9 @@ def _clause(frame, node, var: str) -> Optional[tuple[str, str]]:
     if isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Attribute) \
             and _is_var(node.func.value, var) and node.func.attr in CHAR_TESTS:
         return prefix + node.func.attr, ""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _is_var(node.args[0], var) \
+            and names_object(frame, node.func, unicodedata.combining):  # its int's truth
+        return prefix + "combining", ""
     if isinstance(node, ast.Compare) and _is_var(node.left, var) and len(node.ops) == 1 \
             and isinstance(node.ops[0], (ast.In, ast.NotIn)):
         chars = _constant_text(frame, node.comparators[0])

@@ -99,8 +99,8 @@ def markdown() -> str:
             lines.append(f"| `{name}` | yes ({form}) |")
         elif name == "chars.keep":
             lines.append("| `chars.keep` | yes: `\"\".join(c for c in s if <tests of c>)`, the tests `c.isdigit()` "
-                         "and the other str tests of a character, or `c in <constant text>`, each maybe "
-                         "negated, joined by one `and` or `or`; membership alone is exact on every string, a "
+                         "and the other str tests of a character, `unicodedata.combining(c)`, or `c in <constant text>`, each maybe "
+                         "negated, joined by one `and` or `or`; membership and `combining` alone are exact on every string, a "
                          "method holds on the rows where `s` is ASCII and the call runs as Python on the others |")
         elif name in native_case.CASE_MAPPINGS:
             lines.append(f"| `{name}` | yes where the receiver is made of str fields (strip, replace with ASCII text, "
