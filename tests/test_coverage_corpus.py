@@ -110,7 +110,8 @@ REPRESENTATIVE = {
     "math_numpy.isclose_total": "fully native",
     "cleaning.only_digits_join": "fully native",  # one regexp_replace on ASCII rows, Python's on the others
     "cleaning.no_punctuation": "fully native",  # membership: exact on every string
-    "cleaning.strip_accents": "partly native",  # NFKD is Python's call; the combining marks dropped natively
+    "cleaning.strip_accents": "partly native",
+    "cleaning.extract_number": "partly native",  # the match's test and its group: Python's re in the plan  # NFKD is Python's call; the combining marks dropped natively
     "mixed.order_key": "fully native",  # md5 of an f-string's UTF-8 bytes, in hex
     "mixed.decimal_rounded": "fully native",  # Decimal.quantize: bround at the exponent's places
     # round(x, 2): the plan cannot tell a Decimal (native, as quantize) from a float (Python's

@@ -202,6 +202,8 @@ typed_terms = st.one_of(
     st.builds(lambda x, exp, mode: Call("decimal.quantize", (x, Lit(exp), Lit(mode))), numbers,
               st.sampled_from([Decimal("0.01"), Decimal("1"), Decimal("0.001"), Decimal("1E+1")]),
               st.sampled_from([None, "ROUND_HALF_EVEN", "ROUND_HALF_UP", "ROUND_DOWN", "ROUND_UP", "ROUND_HALF_DOWN"])),
+    st.builds(lambda k, p, x, g: Call("re.group", (Lit(k), Lit(p), x, Lit(g))), st.sampled_from(["match", "search"]),
+              st.sampled_from([r"(\d+)?", r"(a)|(b)", r"(?P<w>\w*)"]), signed_texts, st.sampled_from([0, 1, 2])),
     st.builds(lambda x, parts: Call("date.replace", (x, *map(Lit, parts))), st.sampled_from([Field("dt"), Field("s")]),
               st.sampled_from([("day", 1), ("second", 0, "microsecond", 0), ("month", 2, "day", 28, "hour", 0),
                                ("minute", 59), ("microsecond", 1)])),

@@ -30,6 +30,15 @@ def classified(r):
     return {**r, "kind": "plain", "starts": bool(re.match("a", r["s"]))}
 
 
+def extracted(r):
+    m = re.search(r"(\d+)(x)?", r["s"])
+    return {**r, "n": int(m.group(1)) if m else -1, "x": m.group(2) if m else "none", "all": m.group() if m else ""}
+
+
+def first_group(r):
+    return {**r, "n": re.match(r"a?(\d)", r["s"]).group(1)}
+
+
 def compiled(r):
     return PATTERN.fullmatch(r["s"]) is not None
 
@@ -52,7 +61,8 @@ def test_a_match_is_a_term_only_through_its_test():
     assert isinstance(found, Not) and found.operand.name == "re.matched"
 
 
-@pytest.mark.parametrize("fn, kind", [(zip_code, "filter"), (cleaned, "map"), (classified, "map")])
+@pytest.mark.parametrize("fn, kind", [(zip_code, "filter"), (cleaned, "map"), (classified, "map"),
+                                      (extracted, "map")])
 def test_spark_gives_pythons_answer_where_java_reads_the_pattern_otherwise(spark, fn, kind):
     source = uf.source("t", rows=[{"s": t} for t in TEXTS])
     flow = source.filter(fn) if kind == "filter" else source.map(fn)
@@ -69,3 +79,17 @@ def test_none_raises_pythons_type_error_on_both_engines(fn):
 def test_explain_names_the_function_the_user_called():
     flow = uf.source("t", rows=[{"s": "a"}]).map(classified)
     assert "re.search" in flow.physical().root.describe() and "re.matched" not in flow.physical().root.describe()
+
+
+def test_a_group_of_a_found_match_is_a_term_and_none_where_its_group_took_no_part(spark):
+    model = str(_props(extracted).model)
+    assert "re.search('(\\\\d+)(x)?', r['s']).group(2)" in model, model
+    rows = [{"s": t} for t in TEXTS]
+    flow = uf.source("t", rows=rows).map(extracted)
+    got = {r["s"]: (r["n"], r["x"]) for r in flow.collect(spark=spark)}
+    assert got["a1x"] == (1, "x") and got["12345"] == (12345, None) and got["abc"] == (-1, "none")
+
+
+def test_a_group_of_no_match_raises_pythons_attribute_error_on_both_engines():
+    said = raised_on_both_engines(uf.source("t", rows=[{"s": "a1"}, {"s": "b"}]).map(first_group))
+    assert said[0] == said[1] and said[0].startswith("AttributeError: 'NoneType' object has no attribute 'group'"), said

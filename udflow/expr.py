@@ -160,6 +160,8 @@ FUNCTIONS = {
     "re.sub": re.sub,
     **{f"re.{name}": getattr(re, name) for name in RE_MATCHES},
     "re.matched": lambda kind, pattern, text: RE_MATCHES[kind](pattern, text) is not None,
+    # a group of the match (None where it took no part); no match: AttributeError, as m.group(k)
+    "re.group": lambda kind, pattern, text, k: RE_MATCHES[kind](pattern, text).group(k),
     "timedelta": lambda unit, n: datetime.timedelta(**{unit: n}),  # of one unit (`analysis.constants.timedelta_of`)
     "timedelta.total_seconds": lambda td: td.total_seconds(),
     "timedelta.days": lambda td: td.days,
@@ -396,6 +398,9 @@ class Call(Expr):
         if self.name == "re.matched":
             kind, *rest = self.args
             return f"(re.{kind.value}({', '.join(str(a) for a in rest)}) is not None)"
+        if self.name == "re.group":
+            kind, pattern, text, k = self.args
+            return f"re.{kind.value}({pattern}, {text}).group({k})"
         if self.name.startswith("hashlib."):
             return f"{self.name}({self.args[0]}.encode()).hexdigest()"
         if self.name == "chars.keep":

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from udflow.analysis.model import FORWARD, NO_RECORD, Case, Emit, ExplodeModel, FilterModel, GroupFilterModel, RecordModel, ReduceModel
+from udflow.analysis.regex_terms import computable
 from udflow.analysis.terms import never_raises, plain, tuples_in_place
 from udflow.analysis.values import NO_BASE
 from udflow.expr import Agg, BoolOp, Evaluated, Expr, Field, GroupRows, IfElse, Lit
@@ -131,7 +132,7 @@ class ModelRecorder:
             return None, problem
         if eager:  # the first case's guard is evaluated on every record, natively too
             guards, outcome, seq, at = self.cases[0]
-            self.cases[0] = (tuple(Evaluated(c.term) for c in eager) + tuple(guards), outcome, seq, at)
+            self.cases[0] = (tuple(Evaluated(computable(c.term)) for c in eager) + tuple(guards), outcome, seq, at)
         if any(outcome == FORWARD for _, outcome, _, _ in self.cases):
             return self._group_filter(line, forwards_groups)
         if self.explosion is not None:

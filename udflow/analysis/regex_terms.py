@@ -10,6 +10,11 @@ function natively. A match is a value no column holds, so only its test is a ter
     re.sub(r"\\D", "", s)                  Call('re.sub', (Lit('\\\\D'), Lit(''), s))
     re.fullmatch(r"\\d{5}", s) is not None  Call('re.matched', (Lit('fullmatch'), Lit('\\\\d{5}'), s))
     re.search(p, s) is None               Not(Call('re.matched', (Lit('search'), Lit(p), s)))
+
+and a group of the match, read where it is found (`m.group(1) if m else None`), raising
+Python's AttributeError where there is none:
+
+    re.search(r"(\\d+)", s).group(1)       Call('re.group', (Lit('search'), Lit('(\\d+)'), s, Lit(1)))
 """
 
 from __future__ import annotations
@@ -39,6 +44,26 @@ def matched(term: Expr, negated: bool) -> Optional[Expr]:
         return None
     found = Call("re.matched", (Lit(term.name[len("re."):]), *term.args))
     return found if negated else Not(found)
+
+
+def group_of(receiver: Expr, method: str, args: list) -> Optional[Call]:
+    """`<a match call>.group()` or `.group(k)`, k a constant int or name: the group's text
+    (None where the group took no part), as one term; None for anything else."""
+    if method != "group" or len(args) > 1 or not (isinstance(receiver, Call) and receiver.name.startswith("re.")
+                                                   and receiver.name[len("re."):] in MATCHES):
+        return None
+    (k,) = args or [Lit(0)]
+    if not (isinstance(k, Lit) and (type(k.value) is int and k.value >= 0 or isinstance(k.value, str))):
+        return None
+    return Call("re.group", (Lit(receiver.name[len("re."):]), *receiver.args, k))
+
+
+def computable(term: Expr) -> Expr:
+    """A term computed for its errors only (`Evaluated`): a match call as its test, which
+    raises exactly where the call does and whose value a column holds; any other term as it is."""
+    if isinstance(term, Call) and term.name.startswith("re.") and term.name[len("re."):] in MATCHES:
+        return Call("re.matched", (Lit(term.name[len("re."):]), *term.args))
+    return term
 
 
 def _text(term: Expr) -> bool:

@@ -26,7 +26,7 @@ from udflow.analysis.constants import constant_made, constant_timedelta, timedel
 from udflow.analysis.attribute_terms import attribute_term, iso_calendar_part, replaced_parts
 from udflow.analysis.format_terms import joined_term
 from udflow.analysis.local_tables import table_of
-from udflow.analysis.regex_terms import matched
+from udflow.analysis.regex_terms import group_of, matched
 from udflow.analysis.char_terms import kept_chars_of
 from udflow.analysis.nested_tables import nested_get_of
 from udflow.analysis.resolved import hexdigest_call, isclose_call, module_call, quantize_call
@@ -368,6 +368,8 @@ def _call(frame, node, value):
         if (called := module_call(frame, node.func, args)) is not None:
             return called
         receiver = _child(frame, node.func.value)
+        if (group := group_of(receiver, node.func.attr, args)) is not None:
+            return group
         if receiver is not None and node.func.attr in DATE_METHODS and len(args) == (node.func.attr == "strftime"):
             return Call(f"date.{node.func.attr}", (receiver, *args))  # the receiver's own method, as Python calls it
         if receiver is not None and node.func.attr == "total_seconds" and not args:

@@ -82,6 +82,7 @@ NUMPY_FLOATS = {
     "float64": [("float",), ("int",)],
 }
 FORMATTED = ("int", "float", "str", "bool", "decimal", "date", "datetime")  # what format() and repr() take
+NULLABLE = ("re.group",)  # the calls whose value may be None (the others' never is)
 # call -> (argument families -> result family): the forms whose result has one type
 RESULTS = {
     "str": {("float",): "str", ("date",): "str"},  # repr of a float; isoformat of a date
@@ -111,7 +112,9 @@ RESULTS = {
     **{f"str.{name}": {("str",): "bool"} for name in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum",
                                                      "isspace", "isupper", "islower")},
     "str.capitalize": {("str",): "str"},
-    "chars.keep": {("str",): "str"},  # its receiver's family: its tests are constants (`native_case`)
+    "chars.keep": {("str",): "str"},
+    # a group of a match: its text, or None where the group took no part (`NULLABLE`)
+    "re.group": {("str", "str", "str", "int"): "str", ("str", "str", "str", "str"): "str"},  # its receiver's family: its tests are constants (`native_case`)
     "date.strftime": {("date", "str"): "str", ("datetime", "str"): "str"},  # C's strftime, not Java's
     "datetime.strptime": {("str", "str"): "datetime"},  # naive only (`CHECKS`)
     "datetime.date.fromisoformat": {("str",): "date"},
@@ -206,7 +209,8 @@ class PythonCalls:
             raise NotNative(f"{call.name} on {', '.join(families)} has no native form")
         if call.name == "round" and len(args) == 2 and args[1].nullable:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
-        typed = self._term(low, call, result, CHECKS.get(call.name), nullable=False, only_where=only_where)
+        typed = self._term(low, call, result, CHECKS.get(call.name), nullable=call.name in NULLABLE,
+                           only_where=only_where)
         if call.name == "round" and len(args) == 1 and args[0].family in ("int", "float"):
             # round(x) of a float past 2**63: Python's int, which its column cannot hold (the UDF
             # raises OverflowError there): a limit of the native form, held where x is bounded
