@@ -89,7 +89,7 @@ def test_every_form_is_pythons_on_every_text_and_none_raises_type_error(spark):
     lowering = NativeLowering(frame.schema, "m (t.py:1)")
     exact = [("and", "in", "-_ 1"), ("and", "not in", string.punctuation), ("or", "in", "🎉", "in", "é"),
              ("and", "not in", "ß", "not in", "\u2003\t"), ("and", "not combining", ""),
-             ("or", "combining", "", "in", "a")]
+             ("or", "combining", "", "in", "a"), ("and", "in", "")]
     terms = [Call("chars.keep", (Field("s"), *map(Lit, spec))) for spec in exact]
     columns = [F.expr(lowering.lower(t).sql) for t in terms]
     got = {r[0]: r[1:] for r in frame.where("s IS NOT NULL").select("id", *columns).collect()}

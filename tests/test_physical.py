@@ -21,8 +21,8 @@ def big(r):
 
 
 def noted(r):
-    m = re.match(r"n(\d+)", r["o_note"])  # a match object's .group(): no model
-    return {**r, "o_digits": m.group(1)}
+    m = re.match(r"n(\d+)", r["o_note"])  # a match object's .start(): no model
+    return {**r, "o_digits": m.start(1)}
 
 
 def doubled(r):
@@ -54,7 +54,7 @@ def test_the_plan_prints_one_line_per_operator_parents_first():
 def test_a_python_step_names_the_construct_and_the_fields_it_is_shown():
     step = orders().map(noted).physical().root
     assert step.how == "scalar" and step.reads == frozenset({"o_note", "o_digits"})  # read and written
-    assert re.fullmatch(r"Python \(scalar UDF\): .*\.group\(\).*\(line \d+\)", step.describe())
+    assert re.fullmatch(r"Python \(scalar UDF\): .*\.start\(\).*\(line \d+\)", step.describe())
 
 
 def test_a_modelled_function_over_pickled_records_is_planned_in_python_and_says_why():

@@ -165,8 +165,8 @@ def lower_kept_chars(low, args: list[Typed], call) -> Typed:
 
 def _dropped(text: str, chars: frozenset, complemented: bool) -> str:
     """`text` without the characters not kept: kept are `chars`, or all but them."""
-    if not chars:
-        return text if complemented else "''"
+    if not chars:  # all kept, or none: `text` is still read, for its own errors
+        return text if complemented else f"substring({text}, 1, 0)"
     codes, ranges = sorted(map(ord, chars)), []
     for code in codes:
         if ranges and ranges[-1][1] == code - 1:
