@@ -67,12 +67,9 @@ def nested_get(low, t: NestedGet) -> Typed:
         if isinstance(t.inner_key, Lit):  # found on the driver: inner dicts of different value types agree
             branches.append(_constant_key_value(low, inner, t.inner_key.value, default, y))
             continue
-        keys = [low.lower(Lit(k)) for k in inner.keys]
-        if not _simple(y, keys) and len(keys) > MIXED_ENTRIES:
-            raise NotNative(f"a look-up of a {y.family} in {inner.name}, {len(keys)} keys of other types")
+        keys = _comparable_keys(y, [low.lower(Lit(k)) for k in inner.keys], inner.name)
         branches.append(_select(low, y, keys, [low.lower(Lit(v)) for v in inner.values], default, inner_missing))
-    if not _simple(x, outer_keys) and len(outer_keys) > MIXED_ENTRIES:
-        raise NotNative(f"a look-up of a {x.family} in {t.table.name}, {len(outer_keys)} keys of other types")
+    _comparable_keys(x, outer_keys, t.table.name)
     if t.outer == "get":  # a missing outer key: the empty dict's look-up
         missing = Typed(inner_missing, default.family, default.nullable, decimal=default.decimal) \
             if default is not None else None
@@ -127,10 +124,15 @@ def _key_and_keys(low, table: Table, key) -> tuple[Typed, list]:
     if not table.unchanged():
         raise NotNative(f"{table.name} changed since the function was analysed (Python reads it as it is now)")
     x = low.lower(key)
-    keys = [low.lower(Lit(k)) for k in table.keys]
+    return x, _comparable_keys(x, [low.lower(Lit(k)) for k in table.keys], table.name)
+
+
+def _comparable_keys(x: Typed, keys: list, name: str) -> list:
+    """`keys`, where a look-up of `x` compares them natively: each of x's own family (Spark's
+    `=`), or at most MIXED_ENTRIES of others (a chain of the native `==`)."""
     if not _simple(x, keys) and len(keys) > MIXED_ENTRIES:
-        raise NotNative(f"a look-up of a {x.family} in {table.name}, {len(keys)} keys of other types")
-    return x, keys
+        raise NotNative(f"a look-up of a {x.family} in {name}, {len(keys)} keys of other types")
+    return keys
 
 
 def _simple(x: Typed, keys: list) -> bool:
