@@ -2,7 +2,7 @@
 written the way data engineers write them run on Spark, and whether they give Python's
 records there.
 
-    python -m bench.coverage                       # classify only (no Spark): the table
+    python -m bench.coverage                       # classify only (Spark lowers, runs nothing): the table
     python -m bench.coverage --before 84bc8b8      # ... beside the classification at that commit
     python -m bench.coverage --check               # ... and run every flow on Spark and on the
                                                    #     reference interpreter, comparing records
@@ -14,7 +14,10 @@ Every function of `bench/coverage_corpus` (`FUNCTIONS = [(fn, kind, fields)]`) b
 `uf.source("t", rows=ROWS).map(fn)` (or `.filter(fn)`) over generated rows for its fields,
 and is classified by its physical plan (`flow.physical().root`, udflow/physical.py):
 `native` with no Python terms is *fully native*, `native` with Python terms *partly
-native*, anything else *Python*, with `Step.reason` naming the construct.
+native*, anything else *Python*, with `Step.reason` naming the construct. The physical
+plan reads the model before the input's types, so a native step is then lowered over its
+clean rows (`to_spark`, no job run): one whose whole function runs in Python on those
+types is *Python* too, "planned native" (`lowered_as_python`).
 
 `--check` runs each flow on a local Spark session and on the reference interpreter and
 compares the records as bags, values and types (1 vs 1.0, True vs 1, naive vs aware
@@ -265,6 +268,7 @@ CATEGORIES = (  # (category, pattern on the construct), first match wins
     ("a look-up in a list, tuple or nested dict", r"look-up in|dict\.get on"),
     ("a library call the analysis cannot see into", r"impure"),
     ("a tuple, list or dict value", r"tuple"),
+    ("planned native, Python on its input's types", r"^planned native"),
     ("an expression the IR cannot express (no construct named)", r"the IR cannot express"),
 )
 
@@ -316,10 +320,40 @@ def classify_all(only: Optional[str] = None) -> list[dict]:
         rows = rows_for(name, fields)["edge"]
         try:
             cls, detail = classify(build(fn, kind, rows))
+            if cls != "python":
+                fallback = lowered_as_python(build(fn, kind, rows_for(name, fields)["clean"]))
+                if fallback is not None:
+                    cls, detail = "python", fallback
         except Exception as exc:  # noqa: BLE001 - a classification failure is a result too
             cls, detail = "error", f"{type(exc).__name__}: {exc}"[:300]
         out.append({"name": name, "module": module, "kind": kind, "class": cls, "detail": detail})
     return out
+
+
+_WHOLE_FUNCTION = re.compile(r"(ArrowEvalPython|BatchEvalPython|MapInArrow|PythonMapInArrow)[^\n]*\brun\(")
+
+
+def lowered_as_python(flow) -> Optional[str]:
+    """Where a step the physical plan calls native runs its whole function in Python once
+    lowered over its input's types (Spark's optimized plan evaluates the function `run`,
+    and no Union of a general case holds it): the lowering's reason, as its
+    `NativeFallbackWarning` gives it, or a plain one on a commit without that warning.
+    None where the step runs as planned, or where lowering raises (a sampled row fails)."""
+    import warnings
+
+    import udflow as uf
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            plan = uf.optimize(flow).best.to_spark()._jdf.queryExecution().optimizedPlan().toString()
+        except Exception:  # noqa: BLE001 - a function failing on its sample: keep the plan's class
+            return None
+    if not _WHOLE_FUNCTION.search(plan) or "Union" in plan:
+        return None
+    said = [str(w.message) for w in caught if w.category.__name__ == "NativeFallbackWarning"]
+    why = said[0].split("on its input's types: ", 1)[-1] if said else "the lowering took its Python fallback"
+    return f"(scalar) planned native, runs as Python on its input's types: {why}"
 
 
 # ---------------------------------------------------------------------------

@@ -37,6 +37,9 @@ TEXTS = [
     "1.5", "-0", "+3.25", ".5", "1.", ".", "1e3", "nan", "inf", " 2", "1_000", "123456789012345", "1234567890123456",
     "0.1", "-000.000", "\u0667", "12345678901234567890", "+", "", "   ", None, "abc", "\u00a0", "42", "-17",
     "999999999999999999", "9999999999999999999", "2025-W10-2", "2025W102", "2025-03-04 ", "+2025-03-04",
+    # int() in a base: prefixes, letters in either case, underscores, Unicode digits
+    "0x1F", "-0x1f", "+0X1f", "0X", "0x", "0b101", "-0B11", "0o17", "0O8", "ff", "FF", "z", "Z9", "0x_1f", "1_f",
+    " 0x1f ", "\u0663f", "fffffffffffffff", "7fffffffffffffff", "0b" + "1" * 16, "1" * 18, "0_0", "__1",
 ]
 
 
@@ -79,6 +82,9 @@ def _terms():
         Caught(Call("int", (s,)), ("ValueError",), Lit(0)),  # int(None): TypeError, not caught
         Caught(Call("int", (stripped,)), ("Exception",), Lit(-1)),
         Caught(stripped, ("AttributeError",), Lit("")),
+        Call("int", (s,)), Call("int", (s, Lit(16))), Call("int", (s, Lit(2))), Call("int", (s, Lit(8))),
+        Call("int", (s, Lit(36))), Call("int", (stripped, Lit(16))), Call("int", (s, Lit(10))),
+        Caught(Call("int", (s, Lit(16))), ("ValueError",), Lit(0)),
     ]
     terms += [Caught(Call("datetime.strptime", (stripped, Lit(f))), ("ValueError", "AttributeError"), Lit(None))
               for f in FORMATS]
@@ -86,6 +92,15 @@ def _terms():
 
 
 STATS = collections.Counter()
+
+
+def _within(term, text) -> bool:
+    """Whether the row lies inside the term's native form: an int() of a text longer than
+    `native_parse.int_width` characters is the general case's (the split test below)."""
+    call = getattr(term, "body", term)
+    if getattr(call, "name", None) != "int" or text is None:
+        return True
+    return len(text) <= native_parse.int_width(native_parse.int_base(call.args[1:]))
 
 
 def _agree(spark, texts, errors: int):
@@ -106,7 +121,8 @@ def _agree(spark, texts, errors: int):
     strict = [k for k, t in enumerate(terms) if native_parse.parses(getattr(t, "body", t))]
     assert strict and all("RLIKE" in str(columns[k]) for k in strict)  # the strict rows are Spark's
     table = calls.with_calls(table)
-    outcomes = {k: [python_outcome(t, r) for r in records] for k, t in enumerate(terms)}
+    outcomes = {k: [python_outcome(t, r) if _within(t, r["s"]) else ("outside", None) for r in records]
+                for k, t in enumerate(terms)}
     selected = [F.when(F.col("id").isin([i for i, o in enumerate(outcomes[k]) if o[0] == "value"]), c).alias(f"t{k}")
                 for k, c in columns.items()]
     rows = {r["id"]: r for r in table.select("id", *selected).collect()}
@@ -129,7 +145,7 @@ def test_parses_and_try_statements_agree_with_python_on_texts_where_parsers_diff
 
 
 _PIECES = st.sampled_from(["2025", "0000", "1900", "02", "29", "31", "12", "9", "-", ":", "/", " ", "\t", "T", ".",
-                           "+", "e", "5", "0", "\u0665", "\uff15", "_", "\n", "nan"])
+                           "+", "e", "5", "0", "\u0665", "\uff15", "_", "\n", "nan", "0x", "0B", "0o", "fF", "z"])
 
 
 @pytest.mark.spark
@@ -148,6 +164,35 @@ def test_an_int_parsed_from_a_long_text_is_outside_the_native_form_and_the_opera
     assert "Union" in uf.optimize(flow).best.to_spark(spark=spark)._jdf.queryExecution().analyzed().toString()
     assert sorted(map(repr, flow.collect())) == sorted(map(repr, flow.collect(engine="reference")))
     assert {r["qty"] for r in flow.collect()} == {3, 4, 1, 1234567890123456789}
+
+
+def hex_bucket(r):
+    return {**r, "bucket": int(r["h"], 16) % 10, "code": int(r["c"].strip(), 2)}
+
+
+@pytest.mark.spark
+def test_an_int_in_a_base_parses_strict_rows_in_spark_and_long_texts_in_python(spark):
+    """`int(h, 16)` of 15 hex digits or fewer is conv() natively; an md5's 32 digits pass 64
+    bits, so those rows run the function in Python (and its `% 10` is Python's)."""
+    import hashlib
+
+    texts = ["ff", "0x1F", "-0b1", " a ", hashlib.md5(b"x").hexdigest(), "7" * 15, "\u0663f"]
+    rows = [{"k": i, "h": h, "c": c} for i, (h, c) in enumerate(zip(texts, ["101", " 0b11 ", "1_0", "0", "1" * 62,
+                                                                          "-1", "0B1"]))]
+    flow = uf.source("t", rows=rows).map(hex_bucket)
+    assert flow.physical()[flow.root.label].describe() == "native"
+    analysed = uf.optimize(flow).best.to_spark(spark=spark)._jdf.queryExecution().analyzed().toString()
+    assert "conv(" in analysed and "Union" in analysed
+    assert sorted(map(repr, flow.collect())) == sorted(map(repr, flow.collect(engine="reference")))
+    assert [r["bucket"] for r in sorted(flow.collect(), key=lambda r: r["k"])] == [hex_bucket(r)["bucket"] for r in rows]
+
+
+def test_int_widths_are_the_longest_texts_whose_value_fits_64_bits():
+    for base in (2, 8, 10, 16, 36):
+        width = native_parse.int_width(base)
+        assert base ** width <= 2**63 < base ** (width + 1)
+    assert native_parse.int_base((Lit(0),)) is None and native_parse.int_base((Field("b"),)) is None
+    assert native_parse.strict_int("x", (Lit(True),)) is None  # int("1", True): a bool is no base here
 
 
 @pytest.mark.spark

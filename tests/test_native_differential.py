@@ -59,7 +59,8 @@ ROWS = [
 NAMES = ("id", "i", "j", "f", "d", "s", "t", "dt", "b")
 RECORDS = [dict(zip(NAMES, row)) for row in ROWS]
 # the native form's limits (the rows past them run in Python where the operator splits its rows)
-ALLOWED_GUARDS = ("int overflow past 64 bits", "beyond 2**53", "more than 28 digits", native_case.CANNOT_HOLD)
+ALLOWED_GUARDS = ("int overflow past 64 bits", "beyond 2**53", "more than 28 digits", native_case.CANNOT_HOLD,
+                  "characters may pass 64 bits")
 
 STATS = collections.Counter()
 
@@ -210,6 +211,15 @@ typed_terms = st.one_of(
     st.builds(lambda x, spec: Call("chars.keep", (x, *map(Lit, spec))), st.one_of(signed_texts, numbers),
               st.sampled_from([("and", "isdigit", ""), ("or", "isalnum", "", "in", "-_"), ("and", "not in", "a \u00df"),
                                ("and", "not isspace", "", "not in", "+-"), ("or", "in", "\U0001f389", "isupper", "")])),
+    # session 37: int() of a text, in base 10 or a constant base (`native_parse.strict_int`)
+    st.builds(lambda x, base: Call("int", (x,) if base is None else (x, Lit(base))),
+              st.one_of(signed_texts, st.builds(lambda x: Call("str.strip", (x,)), signed_texts),
+                        st.builds(lambda a, b: Arith("+", a, b), signed_texts, st.sampled_from(
+                            ["0x1f", "ff", " 0b1", "7", "\u0663", "_1", "0" * 16]).map(Lit))),
+              st.sampled_from([None, 10, 16, 2, 8, 36])),
+    st.builds(lambda name, x, n: Arith("%", Call("int", (Call(f"hashlib.{name}", (x,)), Lit(16))), Lit(n)),
+              st.sampled_from(["md5", "sha1", "sha512"]), st.one_of(signed_texts, numbers),
+              st.sampled_from([1, 10, 100, 2**31 - 1, 2**31, 0, -7])),
 )
 
 

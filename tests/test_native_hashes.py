@@ -34,6 +34,11 @@ def in_bucket(r):
     return hashlib.sha1(r["s"].encode("UTF-8")).hexdigest() < "8"
 
 
+def ab_bucket(r):
+    return {**r, "bucket": int(hashlib.md5(r["s"].encode()).hexdigest(), 16) % 100,
+            "shard": int(hashlib.sha256(r["s"].encode()).hexdigest(), 16) % 2147483647}
+
+
 def test_each_digest_is_a_call_of_the_text_and_other_codecs_have_no_model():
     model = analyze(keyed, ["s"]).model
     written = dict(model.cases[0].emit.fields)
@@ -72,7 +77,27 @@ def test_every_digest_is_pythons_on_every_text_and_none_raises_attribute_error(t
 ROWS = [{"id": i, "s": s} for i, s in enumerate(TEXTS)]
 
 
-@pytest.mark.parametrize("build", [lambda s: s.map(keyed), lambda s: s.filter(in_bucket)])
+def test_a_digests_bucket_is_pythons_for_every_digest_and_count(texts):
+    """`int(h, 16) % n` of a digest's 32 to 128 hex digits, folded seven digits at a time."""
+    from pyspark.sql import functions as F
+
+    from udflow.expr import Arith, Lit
+    from udflow.spark_backend.native import NativeLowering
+
+    rows, frame = texts
+    lowering = NativeLowering(frame.schema, "m (t.py:1)")
+    terms = {(name, n): Arith("%", Call("int", (Call(f"hashlib.{name}", (Field("s"),)), Lit(16))), Lit(n))
+             for name in HEX_DIGESTS for n in (1, 7, 100, 2**31 - 1)}
+    columns = [F.expr(lowering.lower(t).sql).alias(f"{name}_{n}") for (name, n), t in terms.items()]
+    assert all("conv(" in str(c) for c in columns)
+    got = {r["id"]: r for r in frame.where("s IS NOT NULL").select("id", *columns).collect()}
+    for i, s in rows[:-1]:
+        for (name, n), term in terms.items():
+            assert got[i][f"{name}_{n}"] == evaluate(term, {"s": s}) == int(getattr(hashlib, name)(s.encode()).hexdigest(), 16) % n
+    assert "AttributeError: 'NoneType' object has no attribute 'encode'" in native_error(frame, columns[0], rows[-1][0])
+
+
+@pytest.mark.parametrize("build", [lambda s: s.map(keyed), lambda s: s.filter(in_bucket), lambda s: s.map(ab_bucket)])
 def test_a_flow_of_digests_runs_natively_with_pythons_records(spark, build):
     flow = build(uf.source("texts", rows=ROWS))
     spark_rows, python_rows = native_records_on_both_engines(flow, spark)

@@ -233,3 +233,51 @@ def test_gcd_of_ints_is_pythons_and_of_a_float_raises_pythons_type_error(spark):
         engine="reference"))
     said = raised_on_both_engines(uf.source("t", rows=[{"n": None}]).map(packs))
     assert said[0] == said[1] and "TypeError" in said[0], said
+
+
+def test_min_and_max_of_floats_are_pythons_fold_on_nan_and_signed_zeros(spark):
+    """max(a, b, c) keeps the first argument until a later one is greater: NaN compares
+    False in Python (max(nan, 1.0) is nan, max(1.0, nan) is 1.0) and -0.0 equals 0.0."""
+    import itertools
+
+    from pyspark.sql import functions as F
+
+    from udflow.spark_backend.native import NativeLowering
+
+    values = [0.0, -0.0, 1.5, -2.0, float("nan"), float("inf"), float("-inf")]
+    rows = [(i, *t) for i, t in enumerate(itertools.product(values, repeat=3))]
+    frame = spark.createDataFrame(rows, "id long, a double not null, b double not null, c double not null")
+    terms = [Call(name, fields) for name in ("max", "min")
+             for fields in [(Field("a"), Field("b")), (Field("a"), Field("b"), Field("c"))]]
+    lowering = NativeLowering(frame.schema, "m (t.py:1)")
+    columns = [F.expr(lowering.lower(t).sql).alias(f"t{k}") for k, t in enumerate(terms)]
+    assert not any("greatest" in str(c) or "least" in str(c) for c in columns)  # Spark's skip NaN
+    for row in frame.select("a", "b", "c", *columns).collect():
+        for k, term in enumerate(terms):
+            assert same(evaluate(term, row.asDict()), row[f"t{k}"]), (str(term), row)
+
+
+def widest(r):
+    return {**r, "top": max(r["a"], r["b"])}
+
+
+def test_a_native_step_that_runs_as_python_on_its_types_warns_at_the_users_function(spark):
+    """A Decimal and a float have no max in one type: the step planned native runs as Python,
+    and says so where the user wrote the function."""
+    from decimal import Decimal
+
+    from udflow.errors import NativeFallbackWarning
+
+    floats = uf.source("t", rows=[{"a": 1.0, "b": 2.5}, {"a": float("nan"), "b": 0.0}]).map(widest)
+    mixed = uf.source("t", rows=[{"a": Decimal("1.5"), "b": 2.5}]).map(widest)
+    assert floats.physical().root.describe() == mixed.physical().root.describe() == "native"
+    with pytest.warns(NativeFallbackWarning) as caught:
+        assert mixed.collect(spark=spark) == [{"a": Decimal("1.5"), "b": 2.5, "top": 2.5}]
+    (warning,) = [w for w in caught if issubclass(w.category, NativeFallbackWarning)]
+    assert warning.filename == __file__ and warning.lineno == widest.__code__.co_firstlineno
+    assert "Map(widest): " in str(warning.message) and "runs as Python (scalar)" in str(warning.message)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeFallbackWarning)
+        assert sorted(map(repr, floats.collect(spark=spark))) == sorted(map(repr, floats.collect(engine="reference")))

@@ -53,6 +53,12 @@ class FieldWarning(UserWarning):
     """A function reads a field its input cannot have (most likely a typo)."""
 
 
+class NativeFallbackWarning(UserWarning):
+    """An operator planned native (its model has an exact native form for some input types)
+    runs as Python on its input's actual types: `physical()` and `explain()` read the model
+    before the types, so this names the operator, the user's function and the construct."""
+
+
 def closest(name: str, candidates) -> str:
     """` did you mean 'x'?` for the candidate closest to `name` (difflib), or ''."""
     import difflib

@@ -47,8 +47,9 @@ from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
 from udflow.spark_backend.native_case import case_mapped
 from udflow.spark_backend.native_caught import native_form
 from udflow.spark_backend.native_parse import parses
+from udflow.spark_backend.native_strings import digest_bucket
 from udflow.spark_backend.native_math import field_contracts
-from udflow.spark_backend.python_calls import RESULTS
+from udflow.spark_backend.python_calls import BOUNDED, RESULTS
 
 PICKLED_INPUT = "its input is pickled Python records (no columns)"
 
@@ -204,7 +205,7 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
                     return f"calls {name} where it cannot run as Python (line {line})", []
                 in_python.append(f"{name} (line {line})")
                 continue
-            if t.name in RESULTS and not in_aggregate and not isinstance(model, GroupFilterModel):
+            if t.name in RESULTS and t.name not in BOUNDED and not in_aggregate and not isinstance(model, GroupFilterModel):
                 in_python.append(f"{_public_name(t)} (line {line})")
             elif t.name not in NATIVE_CALLS:
                 return f"calls {t.name}, which has no exact native form (line {line})", []
@@ -235,6 +236,9 @@ def _calls(term, in_aggregate: bool = False):
     if isinstance(term, Caught):  # native where its body is strict (`native_caught`), else whole in Python
         if in_aggregate or not native_form(term):
             yield term, in_aggregate
+        return
+    if digest_bucket(term):  # int(<hex digest>, 16) % n: native whole, its int() included
+        yield from _calls(term.left.args[0], in_aggregate)
         return
     if isinstance(term, (Call, HelperCall, Pieces)):
         yield term, in_aggregate

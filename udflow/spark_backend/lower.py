@@ -59,6 +59,7 @@ pickled records directly. `Lowering` remembers what it persisted so that
 from __future__ import annotations
 
 import pickle
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -66,7 +67,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from udflow.errors import UdflowError
+from udflow.errors import NativeFallbackWarning, UdflowError
 from udflow.fields import only_fields
 from udflow.physical import PhysicalPlan, Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source, function_location
@@ -263,6 +264,7 @@ class Lowering:
             ran = run(f"{node.label}: {function_location(node.fn)}")
         except NotNative as why:
             self.python_reasons[node.label] = str(why)
+            _warn_fallback(node, self.physical[node.label].as_python, why)
             return None
         self.native_labels.add(node.label)
         if ran.normal is not None:
@@ -487,6 +489,20 @@ class Lowering:
 
     def _timezone(self) -> str:
         return self.spark.conf.get("spark.sql.session.timeZone") or "UTC"
+
+
+def _warn_fallback(node: Node, fallback: Step, why: NotNative) -> None:
+    """A `NativeFallbackWarning` at the user's function (its file and first line), shown
+    once per function and reason, as Python shows a warning once per place."""
+    message = NativeFallbackWarning(f"{node.label}: {function_location(node.fn)} was planned native, but runs "
+                                    f"as Python ({fallback.how}) on its input's types: {why}")
+    code = getattr(node.fn, "__code__", None)
+    scope = getattr(node.fn, "__globals__", None)
+    if code is None or scope is None:
+        warnings.warn(message, stacklevel=3)
+        return
+    warnings.warn_explicit(message, NativeFallbackWarning, code.co_filename, code.co_firstlineno,
+                           module=scope.get("__name__"), registry=scope.setdefault("__warningregistry__", {}))
 
 
 def _has_value(df: DataFrame, name: str) -> bool:

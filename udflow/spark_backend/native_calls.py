@@ -192,6 +192,8 @@ def arith(low, t) -> Typed:
     `True + True` an int, `True / True` a float, `x / False` divides by zero)."""
     if native_dates.moves(t):
         return native_dates.shifted(low, t)
+    if native_strings.digest_bucket(t):
+        return native_strings.lower_digest_bucket(low, t)
     left, right = low.lower(t.left), low.lower(t.right)
     families = {left.family, right.family}
     if not families <= {"int", "float", "decimal", "bool"}:
@@ -352,12 +354,19 @@ def _iso_calendar(low, args):
     return Typed(low.guarded(guards, cast(ISO_CALENDAR[k.known[0]].format(x.sql), "BIGINT")), "int", False)
 
 
+FLOAT_FOLD = 4  # the most floats a min/max folds: each step repeats the one before
+
+
 def _min_max(name: str):
     def make(low, args):
-        if len(args) < 2 or len({a.family for a in args}) != 1 or args[0].family not in ("int", "decimal", "str", "date"):
+        floats = 2 <= len(args) <= FLOAT_FOLD and all(a.family == "float" for a in args)
+        if not floats and (len(args) < 2 or len({a.family for a in args}) != 1
+                           or args[0].family not in ("int", "decimal", "str", "date")):
             raise NotNative("min/max of values of different types (Python keeps the first of equals)")
         run = python_words.smallest if name == "least" else python_words.largest
         guards = low.none_guard("min()/max()", *args, run=run)
+        if floats:
+            return Typed(low.guarded(guards, _float_fold(name, args)), "float", False)
         dec = None
         if args[0].family == "decimal":
             dec = args[0].decimal
@@ -365,6 +374,22 @@ def _min_max(name: str):
                 dec = sql.wider(dec, a.decimal)
         return Typed(low.guarded(guards, call(name, *[a.sql for a in args])), args[0].family, False, decimal=dec)
     return make
+
+
+def _float_fold(name: str, args: list) -> str:
+    """max/min of floats as Python computes them: the first argument, replaced by each later
+    one that is greater (max) or smaller (min) than the best so far. A comparison with NaN is
+    False in Python, where Spark orders NaN above every number, so NaN is tested apart:
+    max(nan, 1.0) is nan and max(1.0, nan) is 1.0. -0.0 and 0.0 are equal in both, so
+    the first of them is kept."""
+    best = args[0].sql
+    for a in args[1:]:
+        if name == "greatest":
+            replaces = f"({a.sql} > {best} AND NOT isnan({a.sql}))"
+        else:
+            replaces = f"({a.sql} < {best} AND NOT isnan({best}))"
+        best = f"CASE WHEN {replaces} THEN {a.sql} ELSE {best} END"
+    return best
 
 
 def _call_float(low, args):
@@ -464,7 +489,7 @@ CALLS = {
 }
 # the arguments each native form takes (receiver included); min/max take any number; the str
 # methods' forms are `native_strings.FORMS`. Python's other forms (`s.startswith("a", 1)`,
-# `int("ff", 16)`, `float()`, `s.replace(a, b, 1)`) are not native
+# `float()`, `s.replace(a, b, 1)`) are not native; `int(s, 16)` is a parse (`native_parse`)
 FORMS = {**native_strings.FORMS, **native_decimals.FORMS, "math.isclose": native_math.isclose_form,
          "date.replace": lambda args: len(args) % 2 == 1 and all(isinstance(a, Lit) for a in args[1:])}
 ARITY = {"str.startswith": 2, "str.endswith": 2, "min": None, "max": None, "date.isocalendar": 2,

@@ -95,7 +95,7 @@ def _strict_rows(low, t: Caught) -> Typed:
     sure = conjunction("AND", nonnull + ([condition] if condition != "TRUE" else []))
     if sure == "TRUE":
         return Typed(value, family, x.nullable and parse is None)
-    guards = _int_limit(low, t, fields) if family == "int" else []
+    guards = _int_limit(low, t, parse, fields) if family == "int" else []
     python = low.python_calls.lower_term(low, t, family, only_where=f"(NOT coalesce({sure}, FALSE))")
     return Typed(low.guarded(guards, f"CASE WHEN {sure} THEN {value} ELSE {python.sql} END"), family, True)
 
@@ -111,16 +111,23 @@ def _family_of(low, fallback) -> str:
         del low.limits[limits:]
 
 
-def _int_limit(low, t: Caught, fields: list) -> list:
-    """Python's `int()` of a text of 18 characters at most fits 64 bits (whitespace, signs and
-    underscores only shorten it); a longer one may not, and no column holds it: such rows are
-    outside the native form (computed by the function in Python where the operator splits, else
-    an error). A computed fallback could be any int: not native."""
+def _int_limit(low, t: Caught, parse, fields: list) -> list:
+    """Python's `int()` of a text of `native_parse.int_width` characters at most (18 in base 10)
+    fits 64 bits (whitespace, signs and underscores only shorten it); a longer one may not, and
+    no column holds it: such rows are outside the native form (computed by the function in
+    Python where the operator splits, else an error). The bound is the field's length: a case
+    mapping lengthens only letters (`"ß".upper()` is "SS"), which are digits of a base past 10
+    only, so there the text must be the field itself. A computed fallback could be any int:
+    not native."""
     if not isinstance(t.fallback, Lit) or len(fields) != 1 or fields[0].name.startswith(HIDDEN):
         raise NotNative("a try statement of int() with a computed fallback, or not over an input column")
+    base = native_parse.int_base(parse.args[1:]) if parse is not None else 10
+    if base > 10 and parse.args[0] != fields[0]:
+        raise NotNative(f"a try statement of int() in base {base} of a text other than its field")
+    width = native_parse.int_width(base)
     column = low.lower(fields[0]).sql
-    within = native_spans.RowCondition(f"(char_length({column}) <= 18)", (fields[0].name,),
-                                       f"{fields[0].name} is longer than 18 characters (int() may pass 64 bits)")
-    error = low.cannot_hold("an int() of a text longer than 18 characters may pass 64 bits",
+    within = native_spans.RowCondition(f"(char_length({column}) <= {width})", (fields[0].name,),
+                                       f"{fields[0].name} is longer than {width} characters (int() may pass 64 bits)")
+    error = low.cannot_hold(f"an int() of a text longer than {width} characters may pass 64 bits",
                             native_spans.Limit.where(within))
-    return [] if error is None else [(f"(char_length({column}) > 18)", error)]
+    return [] if error is None else [(f"(char_length({column}) > {width})", error)]

@@ -14,6 +14,14 @@ computes; the rows whose text is not spelled so are computed by Python in the pl
                   parser does exactly (Java's `parseDouble` included)
                   -> CAST(s AS DOUBLE)
     int(s)        [+-]? 1 to 18 ASCII digits -> CAST(s AS BIGINT)
+    int(s, b)     a constant base b of 2 to 36: [+-]?, the prefix 0x, 0o or 0b of bases 16, 8
+                  and 2 (optional, as Python reads it), then 1 to `int_width(b)` ASCII digits
+                  of the base in either case -> its sign and conv(digits, b, 10) AS BIGINT.
+                  A text of n characters has at most n digits, so Python's value of one
+                  of `int_width(b)` characters at most fits 64 bits (15 for base 16, 18 for
+                  base 10); a longer one that is not strict may not, and no column holds
+                  it: such rows are outside the native form (`native_spans.RowCondition`),
+                  computed by the function in Python where the operator splits
     strptime      a format of %Y %m %d %H %M %S (each once) and ASCII characters; strict:
                   each field its full width (%Y 4 digits, the others 2, within their
                   ranges), a run of whitespace in the format one space, the other
@@ -38,7 +46,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from udflow.expr import Call, Field, Lit, Slice
+from udflow.expr import HEX_DIGESTS, Call, Field, Lit, Slice
+from udflow.spark_backend import native_spans
+from udflow.spark_backend.native_case import HIDDEN
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import string
 
@@ -59,8 +69,46 @@ def strict_float(x: str, args: tuple) -> Optional[tuple]:
     return (matches(x, FLOAT), f"CAST({x} AS DOUBLE)") if not args else None
 
 
+def int_base(args: tuple) -> Optional[int]:
+    """int()'s base: 10 without one, else a constant int of 2 to 36 (not 0: Python then reads
+    the base off the prefix and refuses leading zeros), else None."""
+    if not args:
+        return 10
+    if len(args) == 1 and isinstance(args[0], Lit) and type(args[0].value) is int and 2 <= args[0].value <= 36:
+        return args[0].value
+    return None
+
+
+def int_width(base: int) -> int:
+    """The most digits of `base` whose value always fits 64 bits: base**n <= 2**63."""
+    n = 0
+    while base ** (n + 1) <= 2**63:
+        n += 1
+    return n
+
+
+PREFIXES = {2: "0[bB]", 8: "0[oO]", 16: "0[xX]"}
+
+
+def _digit_class(base: int) -> str:
+    digits = f"0-{min(base, 10) - 1}"
+    if base <= 10:
+        return digits
+    last = chr(ord("a") + base - 11)
+    return f"{digits}a-{last}A-{last.upper()}"
+
+
 def strict_int(x: str, args: tuple) -> Optional[tuple]:
-    return (matches(x, INT), f"CAST({x} AS BIGINT)") if not args else None
+    base = int_base(args)
+    if base is None:
+        return None
+    if base == 10:
+        return matches(x, INT), f"CAST({x} AS BIGINT)"
+    prefix = f"(?:{PREFIXES[base]})?" if base in PREFIXES else ""
+    digits = f"[{_digit_class(base)}]"
+    pattern = f"^[+-]?{prefix}({digits}{{1,{int_width(base)}}})\\z"
+    value = f"CAST(conv(regexp_extract({x}, {string(pattern)}, 1), {base}, 10) AS BIGINT)"
+    return matches(x, pattern), f"({value} * CASE WHEN startswith({x}, '-') THEN -1 ELSE 1 END)"
 
 
 def strptime_layout(fmt: str) -> Optional[tuple]:
@@ -119,9 +167,9 @@ STRICT = {"float": strict_float, "int": strict_int, "datetime.strptime": strict_
 FAMILY = {"float": "float", "int": "int", "datetime.strptime": "datetime", "datetime.date.fromisoformat": "date"}
 
 
-# the parses whose other rows Python computes in the plan as a call alone: not `int()`, whose
-# value may pass 64 bits there (inside a `try` its rows are bounded, `native_caught`)
-ALONE = ("float", "datetime.strptime", "datetime.date.fromisoformat")
+# the parses whose other rows Python computes in the plan as a call alone (`int()` on the rows
+# whose text is short enough for its value to fit 64 bits: `_width_limit`)
+ALONE = ("float", "int", "datetime.strptime", "datetime.date.fromisoformat")
 
 
 def parses(call, alone: bool = False) -> bool:
@@ -130,7 +178,13 @@ def parses(call, alone: bool = False) -> bool:
     name = getattr(call, "name", None)
     strict = STRICT.get(name)
     return strict is not None and (name in ALONE or not alone) and len(call.args) >= 1 and \
-        strict("x", call.args[1:]) is not None
+        strict("x", call.args[1:]) is not None and not (name == "int" and _digest(call.args[0]))
+
+
+def _digest(text) -> bool:
+    """Whether the text is a digest's hex digits (`hashlib.md5(b).hexdigest()`): 32 or more,
+    whose int() passes 64 bits on every row."""
+    return getattr(text, "name", "").removeprefix("hashlib.") in HEX_DIGESTS
 
 
 def _null_strict(text) -> bool:
@@ -165,5 +219,31 @@ def lower_parse(low, args: list, call) -> Typed:
     if x.nullable:
         condition = f"({x.sql} IS NOT NULL AND {condition})"
     flagged = f"({anywhere.sql} IS NOT NULL AND {flag[0]})"
-    python = low.python_calls.lower(low, call, args, only_where=f"(NOT coalesce({flagged}, FALSE))")
-    return Typed(f"CASE WHEN {condition} THEN {value} ELSE {python.sql} END", FAMILY[call.name], False)
+    only_where, guards = f"(NOT coalesce({flagged}, FALSE))", []
+    if call.name == "int":
+        short, guards = _width_limit(low, call, anywhere.sql, flag[0])
+        only_where = f"({only_where} AND coalesce({short}, TRUE))"
+    python = low.python_calls.lower(low, call, args, only_where=only_where)
+    return Typed(low.guarded(guards, f"CASE WHEN {condition} THEN {value} ELSE {python.sql} END"),
+                 FAMILY[call.name], False)
+
+
+def _width_limit(low, call, anywhere: str, strict: str) -> tuple[str, list]:
+    """SQL true where the text is short enough for Python's int() of it to fit 64 bits, and
+    the guard of the other rows that are not strict either: outside the native form, computed
+    by the function in Python where the operator splits (`general_case`), else an error. The
+    row condition reads the input columns the text is made of, so a text of other columns
+    (a Python call's, a hidden term's) is not native."""
+    width = int_width(int_base(call.args[1:]))
+    if _digest(call.args[0]):
+        raise NotNative(f"int() of a digest's hex digits, all past 64 bits ({width} digits at most are native)")
+    short = f"(char_length({anywhere}) <= {width})"
+    reads = tuple(sorted(call.args[0].fields()))
+    if HIDDEN in anywhere or not reads or any(name not in low.fields for name in reads):
+        raise NotNative("int() of a text not made of the operator's input columns (its value may pass 64 bits)")
+    within = native_spans.RowCondition(f"({strict} OR {short})", reads,
+                                       f"{', '.join(reads)} gives int() a text longer than {width} characters "
+                                       "(its value may pass 64 bits)")
+    error = low.cannot_hold(f"an int() of a text longer than {width} characters may pass 64 bits",
+                            native_spans.Limit.where(within))
+    return short, [] if error is None else [(f"(NOT coalesce({within.sql}, TRUE))", error)]

@@ -178,11 +178,47 @@ def _isascii(low, args):
 def _hexdigest(name: str):
     def make(low, args):
         (x,) = args
-        guards = receiver_guards(low, x, "encode")
-        data = cast(x.sql, "BINARY")
-        digest = {"md5": f"md5({data})", "sha1": f"sha1({data})"}.get(name) or f"sha2({data}, {name[3:]})"
-        return Typed(low.guarded(guards, digest), "str", False)
+        return Typed(low.guarded(receiver_guards(low, x, "encode"), _digest(name, x.sql)), "str", False)
     return make
+
+
+def _digest(name: str, text: str) -> str:
+    data = cast(text, "BINARY")
+    return {"md5": f"md5({data})", "sha1": f"sha1({data})"}.get(name) or f"sha2({data}, {name[3:]})"
+
+
+DIGEST_DIGITS = {"md5": 32, "sha1": 40, "sha224": 56, "sha256": 64, "sha384": 96, "sha512": 128}
+BUCKETS = 2**31  # a bucket count below it keeps every step of the fold within 64 bits
+CHUNK = 7  # hex digits read per step: 28 bits
+
+
+def digest_bucket(t) -> bool:
+    """Whether `t` is `int(<a digest's hex>, 16) % n` with n a constant int of 1 to 2**31 - 1:
+    the hashing idiom of A/B buckets and samples (`int(hashlib.md5(k).hexdigest(), 16) % 100`)."""
+    from udflow.expr import Arith, Call
+
+    return (isinstance(t, Arith) and t.op == "%" and isinstance(t.right, Lit) and type(t.right.value) is int
+            and 1 <= t.right.value < BUCKETS and isinstance(t.left, Call) and t.left.name == "int"
+            and len(t.left.args) == 2 and t.left.args[1] == Lit(16) and isinstance(t.left.args[0], Call)
+            and t.left.args[0].name.removeprefix("hashlib.") in DIGEST_DIGITS and len(t.left.args[0].args) == 1)
+
+
+def lower_digest_bucket(low, t) -> Typed:
+    """`int(h, 16) % n` of a digest's hex h (`digest_bucket`), natively: the digits read CHUNK
+    at a time from the left, r = (r * 16**k + chunk) % n. Python's value, exactly: h is 32 or
+    more lowercase hex digits (a non-negative int past 64 bits, whose % n is in [0, n)), and
+    r < n < 2**31, so r * 16**7 + chunk stays below 2**59."""
+    digest, n = t.left.args[0], t.right.value
+    name = digest.name.removeprefix("hashlib.")
+    x = low.lower(digest.args[0])
+    if x.family != "str":
+        raise NotNative(f"a digest of a {x.family}")
+    hexed, digits, folded = _digest(name, x.sql), DIGEST_DIGITS[name], "0"
+    for start in range(0, digits, CHUNK):
+        width = min(CHUNK, digits - start)
+        chunk = f"CAST(conv(substr({hexed}, {start + 1}, {width}), 16, 10) AS BIGINT)"
+        folded = f"(({folded} * {16 ** width} + {chunk}) % {n})" if start else f"({chunk} % {n})"
+    return Typed(low.guarded(receiver_guards(low, x, "encode"), folded), "int", False)
 
 
 def _remove_affix(method: str):

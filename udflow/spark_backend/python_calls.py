@@ -128,6 +128,7 @@ RESULTS = {
     "re.matched": {("str", "str", "str"): "bool"},
     # a text's rows without a strict spelling (`native_parse`): Python's parse, or its ValueError
     "float": {("str",): "float"},
+    "int": {("str",): "int", ("str", "int"): "int"},  # on the rows whose text is short (`BOUNDED`)
     # numpy's own value (np.float64: a float) of an int or a float; abs and sign of an int give
     # numpy's int64, not an int, and stay Python
     **{f"numpy.{name}": {("float",): "float", ("int",): "float"} for name in NUMPY_FUNCTIONS
@@ -147,6 +148,9 @@ def _naive(value):
     return value
 
 
+# calls whose Python value fits their column only on the rows the caller bounds (`only_where`):
+# int() of a text of any length may pass 64 bits (`native_parse`)
+BOUNDED = {"int": "int() of a text, whose value may pass 64 bits, on rows no bound keeps short"}
 CHECKS = {"datetime.strptime": _naive}  # a call's value made its column's, or an error
 RESULTS["math.log"] = {**RESULTS["math.log"], **{(a, b): "float" for a in ("float", "int") for b in ("float", "int")}}
 # what Spark makes of a from_spark UDF's value: the declared type's family, whatever went in
@@ -207,6 +211,8 @@ class PythonCalls:
         result = RESULTS.get(call.name, {}).get(families)
         if result is None:
             raise NotNative(f"{call.name} on {', '.join(families)} has no native form")
+        if call.name in BOUNDED and only_where is None:
+            raise NotNative(BOUNDED[call.name])
         if call.name == "round" and len(args) == 2 and args[1].nullable:
             raise NotNative("round(x, n) with n maybe None (round(x, None) is an int)")
         typed = self._term(low, call, result, CHECKS.get(call.name), nullable=call.name in NULLABLE,
