@@ -211,3 +211,52 @@ def test_the_iso_calendars_parts_are_native_and_pythons(spark, as_datetime):
 def test_the_iso_calendar_of_none_raises_pythons_attribute_error():
     said = raised_on_both_engines(uf.source("t", rows=[{"d": None}, {"d": dt.date(2024, 1, 1)}]).map(iso_parts))
     assert said[0] == said[1] and "'isocalendar'" in said[0], said
+
+
+def trip_ok(r):
+    return r["dropoff"] > r["pickup"] and r["pickup"] >= dt.datetime(2000, 1, 1)
+
+
+def latest(r):
+    return {**r, "last": max(r["pickup"], r["dropoff"]), "first": min(r["pickup"], r["dropoff"])}
+
+
+def test_naive_datetimes_compare_and_take_min_max_natively_as_python():
+    """Ordering two naive datetimes, or one and a constant, is TIMESTAMP_NTZ's ordering (no zone,
+    to the microsecond); a None raises Python's TypeError in its words."""
+    import itertools
+
+    from pyspark.sql import functions as F
+
+    from udflow.expr import Call, Cmp, Field, Lit
+    from udflow.spark_backend import get_session
+    from udflow.spark_backend.native import NativeLowering
+    from tests.test_native_differential import native_error, python_outcome, same
+
+    moments = [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, 0, 0, 0, 1), dt.datetime(1, 1, 1),
+               dt.datetime(9999, 12, 31, 23, 59, 59, 999999), None]
+    records = [{"id": i, "a": a, "b": b} for i, (a, b) in enumerate(itertools.product(moments, repeat=2))]
+    frame = get_session().createDataFrame([tuple(r.values()) for r in records], "id long, a timestamp_ntz, b timestamp_ntz")
+    terms = [Cmp(op, Field("a"), Field("b")) for op in ("<", "<=", ">", ">=")]
+    terms += [Call("max", (Field("a"), Field("b"))), Call("min", (Field("a"), Field("b"))),
+              Cmp(">=", Field("a"), Lit(dt.datetime(2020, 1, 1)))]
+    lowering = NativeLowering(frame.schema, "m (t.py:1)")
+    for term in terms:
+        column = F.expr(lowering.lower(term).sql)
+        outcomes = {r["id"]: python_outcome(term, r) for r in records}
+        fine = [i for i, o in outcomes.items() if o[0] == "value"]
+        got = {row["id"]: row["v"] for row in frame.where(F.col("id").isin(fine)).select("id", column.alias("v")).collect()}
+        assert all(same(outcomes[i][1], got[i]) for i in fine), str(term)
+        raising = next(i for i, o in outcomes.items() if o[0] == "raises")
+        assert native_error(frame, column, raising).startswith(f"m (t.py:1) raised {outcomes[raising][1]}")
+
+
+@pytest.mark.parametrize("build", [lambda f: f.filter(trip_ok), lambda f: f.map(latest)], ids=["filter", "map"])
+def test_a_flow_ordering_naive_datetimes_runs_natively_with_pythons_records(spark, build):
+    rows = [{"id": i, "pickup": ROWS[i]["at"], "dropoff": ROWS[-1 - i]["at"]} for i in range(len(ROWS))]
+    flow = build(uf.source("trips", rows=rows))
+    assert flow.physical().root.describe() == "native"
+    from tests.both_engines import native_records_on_both_engines
+
+    spark_rows, python_rows = native_records_on_both_engines(flow, spark)
+    assert spark_rows == python_rows

@@ -220,6 +220,10 @@ typed_terms = st.one_of(
     st.builds(lambda name, x, n: Arith("%", Call("int", (Call(f"hashlib.{name}", (x,)), Lit(16))), Lit(n)),
               st.sampled_from(["md5", "sha1", "sha512"]), st.one_of(signed_texts, numbers),
               st.sampled_from([1, 10, 100, 2**31 - 1, 2**31, 0, -7])),
+    # min/max of floats (Python's fold: NaN, -0.0), an int to a constant power
+    st.builds(lambda name, args: Call(name, args), st.sampled_from(["min", "max"]),
+              st.lists(numbers, min_size=2, max_size=4).map(tuple)),
+    st.builds(lambda x, k: Arith("**", x, Lit(k)), ints, st.sampled_from([0, 1, 2, 3, 4, 5, -1])),
 )
 
 

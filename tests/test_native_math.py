@@ -281,3 +281,27 @@ def test_a_native_step_that_runs_as_python_on_its_types_warns_at_the_users_funct
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeFallbackWarning)
         assert sorted(map(repr, floats.collect(spark=spark))) == sorted(map(repr, floats.collect(engine="reference")))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4])
+def test_an_int_to_a_constant_power_is_its_products_and_past_64_bits_the_documented_guard(spark, k):
+    from pyspark.sql import functions as F
+
+    from udflow.expr import Arith, Lit
+    from udflow.spark_backend.native import NativeLowering
+    from tests.test_native_differential import native_error, python_outcome
+
+    values = [0, 1, -1, 7, -3, True, False, 2**31, 3037000499, 3037000500, 2097152, -(2**63), 2**63 - 1, None]
+    records = [{"id": i, "x": int(v) if v is not None else None} for i, v in enumerate(values)]
+    frame = spark.createDataFrame([(r["id"], r["x"]) for r in records], "id long, x long")
+    term = Arith("**", Field("x"), Lit(k))
+    column = F.expr(NativeLowering(frame.schema, "m (t.py:1)").lower(term).sql)
+    outcomes = {r["id"]: python_outcome(term, r) for r in records}
+    fits = [i for i, o in outcomes.items() if o[0] == "value" and -(2**63) <= o[1] < 2**63]
+    got = {row["id"]: row["v"] for row in frame.where(F.col("id").isin(fits)).select("id", column.alias("v")).collect()}
+    assert all(type(got[i]) is int and got[i] == outcomes[i][1] for i in fits)
+    for i, outcome in outcomes.items():
+        if i not in fits:
+            said = native_error(frame, column, i)
+            assert said.startswith("m (t.py:1) raised " + ("int overflow past 64 bits" if outcome[0] == "value"
+                                                             else outcome[1])), said[:200]

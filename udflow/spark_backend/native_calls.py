@@ -48,6 +48,26 @@ def _int_op(name: str, op: str):
     return make
 
 
+POWERS = 4  # the largest constant exponent of an int written as its products
+
+
+def _int_power(low, left, right):
+    """`x ** k` of an int and a constant k of 0 to POWERS: x times itself, each product
+    guarded as `*` is (an int past 64 bits is outside the native form: Python computes it
+    where the operator splits). Python's int power is exact, as the products are; a
+    negative k gives a float in Python, and a computed one any size: not native."""
+    k = right.known[0] if right.known is not None else None
+    if type(k) is not int or not 0 <= k <= POWERS or left.family != "int":
+        raise NotNative("** of ints other than by a constant of 0 to 4")
+    if k == 0:
+        return "CAST(1 AS BIGINT)", [], None
+    times, product = _int_op("try_multiply", "*"), left
+    for _ in range(k - 1):
+        value, _, _ = times(low, product, left)
+        product = Typed(value, "int", False, span=native_spans.arith("*", product.span, left.span))
+    return product.sql, [], None
+
+
 def _float_op(op: str):
     def make(low, left, right):
         return f"({cast(left.sql, 'DOUBLE')} {op} {cast(right.sql, 'DOUBLE')})", [], None
@@ -177,6 +197,7 @@ ARITH_MAKERS = {
     ("/", "float"): _true_div,  # int / int is exact below 2**53 only; float / x is IEEE
     ("//", "int"): _int_floordiv,
     ("%", "int"): _int_mod,
+    ("**", "int"): _int_power,
     ("+", "float"): _float_op("+"),
     ("-", "float"): _float_op("-"),
     ("*", "float"): _float_op("*"),
@@ -361,7 +382,7 @@ def _min_max(name: str):
     def make(low, args):
         floats = 2 <= len(args) <= FLOAT_FOLD and all(a.family == "float" for a in args)
         if not floats and (len(args) < 2 or len({a.family for a in args}) != 1
-                           or args[0].family not in ("int", "decimal", "str", "date")):
+                           or args[0].family not in ("int", "decimal", "str", "date", "datetime")):
             raise NotNative("min/max of values of different types (Python keeps the first of equals)")
         run = python_words.smallest if name == "least" else python_words.largest
         guards = low.none_guard("min()/max()", *args, run=run)

@@ -96,14 +96,15 @@ def wider_decimal(family: str, a: Typed, b: Typed) -> Optional[tuple]:
 
 
 def ordered_group(a: str, b: str) -> Optional[str]:
-    """How two families compare with < and the like: "float", "number", "str", "date"; None:
+    """How two families compare with < and the like: "float", "number", "str", "date",
+    "datetime" (naive ones, chronologically, to the microsecond in both); None:
     not natively (Python raises, or compares exactly what Spark would round)."""
     numeric = {"int", "float", "decimal"}
     if {a, b} <= numeric:
         if {a, b} == {"float", "decimal"}:
             return None  # Python compares them exactly, Spark through a double
         return "float" if "float" in (a, b) else "number"
-    if a == b and a in ("str", "date"):
+    if a == b and a in ("str", "date", "datetime"):  # a datetime here is naive (TIMESTAMP_NTZ)
         return a
     return None
 
