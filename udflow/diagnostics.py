@@ -5,6 +5,7 @@
     check_rows_types(name, ...)      an in-memory field whose values cannot share one column
     unknown_reads(node, props, ...)  a function reading a field its input cannot have (a typo)
     lambda_label(fn)                 lambdas written on one line told apart by their column
+    warn_at(fn, warning)             a warning shown at the user's function, once per place
     proved_for(root) / check_still_proved(...)  a reordered plan run after a value its functions
                                      read from outside their code was rebound
 
@@ -227,3 +228,15 @@ def check_still_proved(proved: tuple) -> None:
                 f"{label}: {function_location(fn)} reads {', '.join(names)}, rebound since this plan was "
                 "optimised; its reorderings were proven for the old values, so optimise the flow again"
             )
+
+
+def warn_at(fn: Callable, warning: Warning) -> None:
+    """`warning` at `fn`'s file and first line, shown once per function and text, as Python
+    shows a warning once per place (the registry is the function's module's, as
+    `warnings.warn` would use for code there); where `fn` has no code, at the caller."""
+    code, scope = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or scope is None:
+        warnings.warn(warning, stacklevel=3)
+        return
+    warnings.warn_explicit(warning, type(warning), code.co_filename, code.co_firstlineno,
+                           module=scope.get("__name__"), registry=scope.setdefault("__warningregistry__", {}))

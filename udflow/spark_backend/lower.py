@@ -59,7 +59,6 @@ pickled records directly. `Lowering` remembers what it persisted so that
 from __future__ import annotations
 
 import pickle
-import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -67,6 +66,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import to_arrow_schema
 from pyspark.sql.types import BinaryType, StructField, StructType
 
+from udflow.diagnostics import warn_at
 from udflow.errors import NativeFallbackWarning, UdflowError
 from udflow.fields import only_fields
 from udflow.physical import PhysicalPlan, Step
@@ -492,17 +492,8 @@ class Lowering:
 
 
 def _warn_fallback(node: Node, fallback: Step, why: NotNative) -> None:
-    """A `NativeFallbackWarning` at the user's function (its file and first line), shown
-    once per function and reason, as Python shows a warning once per place."""
-    message = NativeFallbackWarning(f"{node.label}: {function_location(node.fn)} was planned native, but runs "
-                                    f"as Python ({fallback.how}) on its input's types: {why}")
-    code = getattr(node.fn, "__code__", None)
-    scope = getattr(node.fn, "__globals__", None)
-    if code is None or scope is None:
-        warnings.warn(message, stacklevel=3)
-        return
-    warnings.warn_explicit(message, NativeFallbackWarning, code.co_filename, code.co_firstlineno,
-                           module=scope.get("__name__"), registry=scope.setdefault("__warningregistry__", {}))
+    warn_at(node.fn, NativeFallbackWarning(f"{node.label}: {function_location(node.fn)} was planned native, but "
+                                           f"runs as Python ({fallback.how}) on its input's types: {why}"))
 
 
 def _has_value(df: DataFrame, name: str) -> bool:

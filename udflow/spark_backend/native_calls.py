@@ -14,7 +14,8 @@ import operator
 
 from udflow import spark_results
 from udflow.expr import Lit
-from udflow.spark_backend import native_dates, native_decimals, native_math, native_spans, native_strings, python_words, sql
+from udflow.spark_backend import (native_dates, native_decimals, native_math, native_minmax, native_spans,
+                                  native_strings, python_words, sql)
 from udflow.spark_backend.native_types import (
     DECIMAL_DIGITS,
     EXACT_DOUBLE,
@@ -375,44 +376,6 @@ def _iso_calendar(low, args):
     return Typed(low.guarded(guards, cast(ISO_CALENDAR[k.known[0]].format(x.sql), "BIGINT")), "int", False)
 
 
-FLOAT_FOLD = 4  # the most floats a min/max folds: each step repeats the one before
-
-
-def _min_max(name: str):
-    def make(low, args):
-        floats = 2 <= len(args) <= FLOAT_FOLD and all(a.family == "float" for a in args)
-        if not floats and (len(args) < 2 or len({a.family for a in args}) != 1
-                           or args[0].family not in ("int", "decimal", "str", "date", "datetime")):
-            raise NotNative("min/max of values of different types (Python keeps the first of equals)")
-        run = python_words.smallest if name == "least" else python_words.largest
-        guards = low.none_guard("min()/max()", *args, run=run)
-        if floats:
-            return Typed(low.guarded(guards, _float_fold(name, args)), "float", False)
-        dec = None
-        if args[0].family == "decimal":
-            dec = args[0].decimal
-            for a in args[1:]:
-                dec = sql.wider(dec, a.decimal)
-        return Typed(low.guarded(guards, call(name, *[a.sql for a in args])), args[0].family, False, decimal=dec)
-    return make
-
-
-def _float_fold(name: str, args: list) -> str:
-    """max/min of floats as Python computes them: the first argument, replaced by each later
-    one that is greater (max) or smaller (min) than the best so far. A comparison with NaN is
-    False in Python, where Spark orders NaN above every number, so NaN is tested apart:
-    max(nan, 1.0) is nan and max(1.0, nan) is 1.0. -0.0 and 0.0 are equal in both, so
-    the first of them is kept."""
-    best = args[0].sql
-    for a in args[1:]:
-        if name == "greatest":
-            replaces = f"({a.sql} > {best} AND NOT isnan({a.sql}))"
-        else:
-            replaces = f"({a.sql} < {best} AND NOT isnan({best}))"
-        best = f"CASE WHEN {replaces} THEN {a.sql} ELSE {best} END"
-    return best
-
-
 def _call_float(low, args):
     (x,) = args
     if x.family not in ("int", "float"):  # float(Decimal) is correctly rounded in Python only
@@ -499,8 +462,8 @@ CALLS = {
     "date.dayofyear": _date_part("dayofyear", "timetuple"),
     "date.isoformat": native_dates.isoformat,
     "date.replace": native_dates.replaced,
-    "min": _min_max("least"),
-    "max": _min_max("greatest"),
+    "min": native_minmax.min_max("least"),
+    "max": native_minmax.min_max("greatest"),
     "float": _call_float,
     "int": _call_int,
     **native_math.CALLS,
