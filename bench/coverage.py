@@ -664,7 +664,10 @@ def markdown(after: list[dict], before: Optional[list[dict]], before_commit: str
              f"({', '.join(coverage_corpus.MODULES)}), each run as `uf.source('t', rows=ROWS).map(fn)` or "
              "`.filter(fn)` and classified by `flow.physical().root`: *fully native* (a native step, no Python "
              "terms), *partly native* (native, with Python terms inside), *Python* (a scalar UDF or batches, "
-             "`Step.reason` naming the construct).", ""]
+             "`Step.reason` naming the construct). A step the physical plan calls native is also lowered "
+             "over its clean rows (`to_spark`, no job): one that runs its whole function in Python on its "
+             "input's types counts as *Python*, \"planned native\" (`lowered_as_python`; before session 37 the "
+             "table read the physical plan alone, which counted 11 such functions native).", ""]
     if resumed:
         lines += [f"The Spark check resumed the results of earlier runs (`--resume`, {resumed}): comparisons they "
                   "found equal, or different with the kind of difference named, were kept; the rest ran in this "
