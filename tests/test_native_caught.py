@@ -291,3 +291,28 @@ def test_a_parse_of_a_text_that_may_raise_raises_only_where_python_reads_it(spar
     flow = uf.source("t", rows=[{"flag": False, "s": None}, {"flag": True, "s": "1.5"}]).map(
         lambda r: {**r, "x": float(r["s"].strip()) if r["flag"] else None})
     assert flow.collect(spark=spark) == flow.collect(engine="reference")
+
+
+def negative_default(r):
+    try:
+        n = int(r["s"][1:])
+    except (TypeError, ValueError):
+        n = -1
+    return {**r, "n": n}
+
+
+@pytest.mark.spark
+def test_a_try_of_int_with_a_negative_constant_default_runs_natively(spark):
+    """`-1` is the negation of a literal, a constant all the same: before, the step planned
+    native took its Python fallback on every run (found by `NativeFallbackWarning`)."""
+    import warnings
+
+    from udflow.errors import NativeFallbackWarning
+
+    rows = [{"id": i, "s": s} for i, s in enumerate(["x12", "x 7", None, "xab", "x" + "9" * 18, "", "x-3"])]
+    flow = uf.source("t", rows=rows).map(negative_default)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeFallbackWarning)
+        got = sorted(flow.collect(spark=spark), key=lambda r: r["id"])
+    assert got == sorted(flow.collect(engine="reference"), key=lambda r: r["id"])
+    assert [r["n"] for r in got] == [12, 7, -1, -1, int("9" * 18), -1, -3]

@@ -29,7 +29,7 @@ import dataclasses
 from contextlib import nullcontext
 
 from udflow.caught import Caught
-from udflow.expr import BoolOp, Call, Elem, Field, IsNone, Lit, Slice
+from udflow.expr import BoolOp, Call, Elem, Field, IsNone, Lit, Slice, evaluate
 from udflow.spark_backend import native_parse, native_spans
 from udflow.spark_backend.native_case import HIDDEN
 from udflow.spark_backend.native_types import NotNative, Typed
@@ -111,6 +111,18 @@ def _family_of(low, fallback) -> str:
         del low.limits[limits:]
 
 
+def _constant(term) -> bool:
+    """Whether `term` is a constant within 64 bits (`-1` is the negation of a literal)."""
+    if term.fields() or any(isinstance(e, (Call, Elem)) for e in term.walk()):
+        return False
+    try:
+        value = evaluate(term, {})
+    except Exception:  # noqa: BLE001 - a constant that raises is not one the form takes
+        return False
+    return value is None or type(value) in (int, float, str, bool) and not (
+        type(value) is int and not -(2**63) <= value < 2**63)
+
+
 def _int_limit(low, t: Caught, parse, fields: list) -> list:
     """Python's `int()` of a text of `native_parse.int_width` characters at most (18 in base 10)
     fits 64 bits (whitespace, signs and underscores only shorten it); a longer one may not, and
@@ -119,7 +131,7 @@ def _int_limit(low, t: Caught, parse, fields: list) -> list:
     mapping lengthens only letters (`"ß".upper()` is "SS"), which are digits of a base past 10
     only, so there the text must be the field itself. A computed fallback could be any int:
     not native."""
-    if not isinstance(t.fallback, Lit) or len(fields) != 1 or fields[0].name.startswith(HIDDEN):
+    if not _constant(t.fallback) or len(fields) != 1 or fields[0].name.startswith(HIDDEN):
         raise NotNative("a try statement of int() with a computed fallback, or not over an input column")
     base = native_parse.int_base(parse.args[1:]) if parse is not None else 10
     if base > 10 and parse.args[0] != fields[0]:
