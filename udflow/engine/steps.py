@@ -205,7 +205,8 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
                     return f"calls {name} where it cannot run as Python (line {line})", []
                 in_python.append(f"{name} (line {line})")
                 continue
-            if t.name in RESULTS and t.name not in BOUNDED and not in_aggregate and not isinstance(model, GroupFilterModel):
+            if (t.name in RESULTS and t.name not in BOUNDED and not in_aggregate
+                    and not isinstance(model, GroupFilterModel)):
                 in_python.append(f"{_public_name(t)} (line {line})")
             elif t.name not in NATIVE_CALLS:
                 return f"calls {t.name}, which has no exact native form (line {line})", []

@@ -29,7 +29,7 @@ import dataclasses
 from contextlib import nullcontext
 
 from udflow.caught import Caught
-from udflow.expr import BoolOp, Call, Elem, Field, IsNone, Lit, Slice, evaluate
+from udflow.expr import BoolOp, Call, Elem, Field, IsNone, Lit, Slice
 from udflow.spark_backend import native_parse, native_spans
 from udflow.spark_backend.native_case import HIDDEN
 from udflow.spark_backend.native_types import NotNative, Typed
@@ -89,41 +89,30 @@ def _strict_rows(low, t: Caught) -> Typed:
         if strict is None:
             raise NotNative(f"{parse.name} of a {x.family}")
         (condition, value), family = strict, native_parse.FAMILY[parse.name]
-    fallback = _family_of(low, t.fallback)
-    if fallback not in ("none", family):
-        raise NotNative(f"a try statement whose value is a {family} or a {fallback}")
+    fallback = _lowered_alone(low, t.fallback)
+    if fallback.family not in ("none", family):
+        raise NotNative(f"a try statement whose value is a {family} or a {fallback.family}")
     sure = conjunction("AND", nonnull + ([condition] if condition != "TRUE" else []))
     if sure == "TRUE":
         return Typed(value, family, x.nullable and parse is None)
-    guards = _int_limit(low, t, parse, fields) if family == "int" else []
+    guards = _int_limit(low, t, parse, fields, fallback) if family == "int" else []
     python = low.python_calls.lower_term(low, t, family, only_where=f"(NOT coalesce({sure}, FALSE))")
     return Typed(low.guarded(guards, f"CASE WHEN {sure} THEN {value} ELSE {python.sql} END"), family, True)
 
 
-def _family_of(low, fallback) -> str:
-    """The fallback's family, lowered for it alone: Python computes it, so the calls and limits
-    its lowering added are dropped."""
+def _lowered_alone(low, fallback) -> Typed:
+    """The fallback lowered for its family and whether it is a constant (`Typed.known`: `-1`,
+    the negation of a literal, is one): Python computes it, so the calls and limits its
+    lowering added are dropped."""
     mark, limits = low.python_calls.mark(), len(low.limits)
     try:
-        return low.lower(fallback).family
+        return low.lower(fallback)
     finally:
         low.python_calls.rewind(mark)
         del low.limits[limits:]
 
 
-def _constant(term) -> bool:
-    """Whether `term` is a constant within 64 bits (`-1` is the negation of a literal)."""
-    if term.fields() or any(isinstance(e, (Call, Elem)) for e in term.walk()):
-        return False
-    try:
-        value = evaluate(term, {})
-    except Exception:  # noqa: BLE001 - a constant that raises is not one the form takes
-        return False
-    return value is None or type(value) in (int, float, str, bool) and not (
-        type(value) is int and not -(2**63) <= value < 2**63)
-
-
-def _int_limit(low, t: Caught, parse, fields: list) -> list:
+def _int_limit(low, t: Caught, parse, fields: list, fallback: Typed) -> list:
     """Python's `int()` of a text of `native_parse.int_width` characters at most (18 in base 10)
     fits 64 bits (whitespace, signs and underscores only shorten it); a longer one may not, and
     no column holds it: such rows are outside the native form (computed by the function in
@@ -131,7 +120,7 @@ def _int_limit(low, t: Caught, parse, fields: list) -> list:
     mapping lengthens only letters (`"ß".upper()` is "SS"), which are digits of a base past 10
     only, so there the text must be the field itself. A computed fallback could be any int:
     not native."""
-    if not _constant(t.fallback) or len(fields) != 1 or fields[0].name.startswith(HIDDEN):
+    if fallback.known is None or len(fields) != 1 or fields[0].name.startswith(HIDDEN):
         raise NotNative("a try statement of int() with a computed fallback, or not over an input column")
     base = native_parse.int_base(parse.args[1:]) if parse is not None else 10
     if base > 10 and parse.args[0] != fields[0]:

@@ -46,9 +46,10 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from udflow.expr import HEX_DIGESTS, Call, Field, Lit, Slice
+from udflow.expr import Call, Field, Lit, Slice
 from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_case import HIDDEN
+from udflow.spark_backend.native_strings import hex_digest
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import string
 
@@ -178,13 +179,7 @@ def parses(call, alone: bool = False) -> bool:
     name = getattr(call, "name", None)
     strict = STRICT.get(name)
     return strict is not None and (name in ALONE or not alone) and len(call.args) >= 1 and \
-        strict("x", call.args[1:]) is not None and not (name == "int" and _digest(call.args[0]))
-
-
-def _digest(text) -> bool:
-    """Whether the text is a digest's hex digits (`hashlib.md5(b).hexdigest()`): 32 or more,
-    whose int() passes 64 bits on every row."""
-    return getattr(text, "name", "").removeprefix("hashlib.") in HEX_DIGESTS
+        strict("x", call.args[1:]) is not None and not (name == "int" and hex_digest(call.args[0]))
 
 
 def _null_strict(text) -> bool:
@@ -235,8 +230,6 @@ def _width_limit(low, call, anywhere: str, strict: str) -> tuple[str, list]:
     row condition reads the input columns the text is made of, so a text of other columns
     (a Python call's, a hidden term's) is not native."""
     width = int_width(int_base(call.args[1:]))
-    if _digest(call.args[0]):
-        raise NotNative(f"int() of a digest's hex digits, all past 64 bits ({width} digits at most are native)")
     short = f"(char_length({anywhere}) <= {width})"
     reads = tuple(sorted(call.args[0].fields()))
     if HIDDEN in anywhere or not reads or any(name not in low.fields for name in reads):

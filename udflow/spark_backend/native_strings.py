@@ -36,9 +36,10 @@ argument terms a native form takes; a call in another form (a computed `chars`, 
 
 from __future__ import annotations
 
+import hashlib
 import re
 
-from udflow.expr import HEX_DIGESTS, Lit
+from udflow.expr import HEX_DIGESTS, Arith, Call, Lit
 from udflow.spark_backend import python_words
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import call, cast, literal, string
@@ -187,20 +188,23 @@ def _digest(name: str, text: str) -> str:
     return {"md5": f"md5({data})", "sha1": f"sha1({data})"}.get(name) or f"sha2({data}, {name[3:]})"
 
 
-DIGEST_DIGITS = {"md5": 32, "sha1": 40, "sha224": 56, "sha256": 64, "sha384": 96, "sha512": 128}
+DIGEST_DIGITS = {name: 2 * hashlib.new(name).digest_size for name in HEX_DIGESTS}  # md5: 32
 BUCKETS = 2**31  # a bucket count below it keeps every step of the fold within 64 bits
 CHUNK = 7  # hex digits read per step: 28 bits
+
+
+def hex_digest(term) -> bool:
+    """Whether `term` is a digest's hex digits (`hashlib.md5(s.encode()).hexdigest()`): 32 or
+    more, so that its int() passes 64 bits on every row."""
+    return isinstance(term, Call) and term.name.removeprefix("hashlib.") in DIGEST_DIGITS and len(term.args) == 1
 
 
 def digest_bucket(t) -> bool:
     """Whether `t` is `int(<a digest's hex>, 16) % n` with n a constant int of 1 to 2**31 - 1:
     the hashing idiom of A/B buckets and samples (`int(hashlib.md5(k).hexdigest(), 16) % 100`)."""
-    from udflow.expr import Arith, Call
-
     return (isinstance(t, Arith) and t.op == "%" and isinstance(t.right, Lit) and type(t.right.value) is int
             and 1 <= t.right.value < BUCKETS and isinstance(t.left, Call) and t.left.name == "int"
-            and len(t.left.args) == 2 and t.left.args[1] == Lit(16) and isinstance(t.left.args[0], Call)
-            and t.left.args[0].name.removeprefix("hashlib.") in DIGEST_DIGITS and len(t.left.args[0].args) == 1)
+            and len(t.left.args) == 2 and t.left.args[1] == Lit(16) and hex_digest(t.left.args[0]))
 
 
 def lower_digest_bucket(low, t) -> Typed:
