@@ -309,7 +309,9 @@ def python_how(detail: str) -> str:
     return m.group(1) if m else "?"
 
 
-def classify_all(only: Optional[str] = None) -> list[dict]:
+def classify_all(only: Optional[str] = None, lowered: bool = True) -> list[dict]:
+    """Every corpus function's class (`only`: those whose name holds it); `lowered=False`
+    reads the physical plan alone, without lowering each native step (`lowered_as_python`)."""
     from bench import coverage_corpus
 
     out = []
@@ -320,7 +322,7 @@ def classify_all(only: Optional[str] = None) -> list[dict]:
         rows = rows_for(name, fields)["edge"]
         try:
             cls, detail = classify(build(fn, kind, rows))
-            if cls != "python":
+            if cls != "python" and lowered:
                 fallback = lowered_as_python(build(fn, kind, rows_for(name, fields)["clean"]))
                 if fallback is not None:
                     cls, detail = "python", fallback

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
+from tests.jvm import QUICK_JIT
 from tests.standalone import SPARK_HOME, free_port
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -67,9 +68,7 @@ def _conf(port: int) -> dict[str, str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.python.worker.reuse": "true",
         "spark.driver.memory": "1g",
-        # only the quick JIT: the tests' queries are tiny, and on two cores the optimizing
-        # compiler's threads would compete with them while the server warms up
-        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+        "spark.driver.extraJavaOptions": QUICK_JIT,  # tests/jvm.py
     }
 
 

@@ -29,6 +29,8 @@ from typing import Iterator
 
 import pyspark
 
+from tests.jvm import QUICK_JIT
+
 SPARK_HOME = os.path.dirname(os.path.abspath(pyspark.__file__))
 # What PySpark's Arrow path needs on an executor, linked from the driver's site-packages.
 WORKER_PACKAGES = ("pyarrow", "numpy", "numpy.libs", "pandas", "pandas.libs", "dateutil", "pytz", "tzdata", "six.py")
@@ -56,6 +58,8 @@ class Cluster:
             "spark.python.worker.reuse": "true",
             "spark.sql.shuffle.partitions": "4",
             "spark.default.parallelism": "4",
+            "spark.driver.extraJavaOptions": QUICK_JIT,  # tests/jvm.py
+            "spark.executor.extraJavaOptions": QUICK_JIT,
         }
 
 
@@ -94,6 +98,7 @@ def _clean_env(folder: str) -> dict[str, str]:
         "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_LOCAL_DIRS": os.path.join(folder, "local"),
         "SPARK_DAEMON_MEMORY": "512m",
+        "SPARK_DAEMON_JAVA_OPTS": QUICK_JIT,  # the master's and workers' JVMs (tests/jvm.py)
     })
     return env
 

@@ -146,13 +146,40 @@ def test_the_detail_names_the_construct(name, words):
 
 
 def test_the_table_counts_every_function_once():
-    results = coverage.classify_all()
+    """Every function classified once, by its physical plan (the lowering of each native step
+    is the next test's, on the functions it reclassifies)."""
+    results = coverage.classify_all(lowered=False)
     assert len(results) == len(FUNCTIONS)
     assert not [r for r in results if r["class"] == "error"]
     per = coverage.counts(results)
     assert sum(per["total"].values()) == len(FUNCTIONS)
     text = coverage.markdown(results, None, "", None, 0.0)
     assert "| total |" in text and "Why functions stay in Python" in text
+
+
+# the corpus functions planned native whose lowering runs them whole in Python on their
+# input's types (coverage.md, "planned native"), and what the lowering says
+PLANNED_NATIVE = {
+    "arithmetic.decimal_split": "/ on decimal values",
+    "dates.utc_hour": "field event_ts has type timestamp",
+    "dates.utc_date": "field event_ts has type timestamp",
+    "mixed.decimal_to_float": "float on decimal has no native form",
+}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", [*PLANNED_NATIVE, "arithmetic.kg_to_lb"])
+def test_a_native_step_that_lowers_to_python_counts_as_python(spark, name):
+    """`lowered_as_python` lowers the step (no job): Python with the lowering's reason where
+    the whole function runs in Python on its types, None where it runs as planned."""
+    fn, kind, fields = BY_NAME[name]
+    assert coverage.classify(coverage.build(fn, kind, coverage.rows_for(name, fields)["edge"]))[0] != "python"
+    found = coverage.lowered_as_python(coverage.build(fn, kind, coverage.rows_for(name, fields)["clean"]))
+    if name == "arithmetic.kg_to_lb":
+        assert found is None
+    else:
+        assert found.startswith("(scalar) planned native, runs as Python on its input's types: ")
+        assert found.endswith(PLANNED_NATIVE[name])
 
 
 def test_records_compare_values_and_types():

@@ -19,14 +19,18 @@ NUMBERS = (int, float)  # a timedelta's arguments
 MATH_CONSTANTS = ("pi", "e", "tau", "inf")  # floats; not nan, which equals no literal, itself included
 
 
+# decimal's rounding modes: each constant holds its own name ("ROUND_HALF_UP")
+ROUNDINGS = frozenset(name for name in dir(decimal) if name.startswith("ROUND_") and getattr(decimal, name) == name)
+
+
 def math_constant(frame, node: ast.Attribute) -> Optional[Lit]:
     """`math.pi`, `math.e`, `math.tau`, `math.inf`, where the name before the dot is the
     module `math`: the float it holds; `decimal.ROUND_HALF_UP` and the other roundings of the
     module `decimal`: the str it holds. None for any other attribute."""
     if node.attr in MATH_CONSTANTS and _resolved(frame, node.value) is math:
         return Lit(getattr(math, node.attr))
-    if node.attr.startswith("ROUND_") and _resolved(frame, node.value) is decimal:
-        return Lit(getattr(decimal, node.attr, None)) if isinstance(getattr(decimal, node.attr, None), str) else None
+    if node.attr in ROUNDINGS and _resolved(frame, node.value) is decimal:
+        return Lit(getattr(decimal, node.attr))
     return None
 
 

@@ -29,7 +29,7 @@ import types
 import unicodedata
 from typing import Optional
 
-from udflow.analysis.constants import constant_number
+from udflow.analysis.constants import ROUNDINGS, constant_number
 from udflow.analysis.regex_terms import regex_call
 from udflow.expr import FUNCTIONS, HEX_DIGESTS, NUMPY_MORE, Call, Lit
 
@@ -143,9 +143,6 @@ def _utf8_strict(encode: ast.Call) -> bool:
     except LookupError:  # Python raises it on every call: no model
         return False
     return named == "utf-8" and given.get("errors", ast.Constant("strict")).value == "strict"
-
-
-ROUNDINGS = frozenset(name for name in dir(decimal) if name.startswith("ROUND_"))
 
 
 def quantize_call(frame, node: ast.Call, child) -> Optional[Call]:
