@@ -2,6 +2,7 @@
 models, and the cost model, `explain` and the Spark lowering all read that one decision."""
 
 import re
+import warnings
 
 import pytest
 
@@ -9,6 +10,7 @@ import udflow as uf
 from udflow.engine.cost import CostModel
 from udflow.engine.statistics import SourceStatistics
 from udflow.engine.steps import physical_plan
+from udflow.errors import FieldWarning, NativeFallbackWarning
 from udflow.physical import PhysicalPlan, Step
 from udflow.spark_backend.lower import Lowering
 
@@ -64,6 +66,23 @@ def test_a_modelled_function_over_pickled_records_is_planned_in_python_and_says_
     assert below.how == "batches" and below.pickled and "line" in below.reason
     assert above.how == "batches" and above.reason == "its input is pickled Python records (no columns)"
     assert orders().map(doubled).physical().root.native  # the same function over columns
+
+
+def misspelled(r):
+    return {**r, "o_twice": r["o_totl"] * 2}
+
+
+def test_a_read_of_a_field_the_input_lacks_is_planned_python_and_raises_pythons_key_error(spark):
+    """No column holds `o_totl`: the plan says so (no lowering finds it later), and on
+    Spark the function raises Python's KeyError, naming the closest field."""
+    with pytest.warns(FieldWarning, match="o_totl"):
+        flow = orders().map(misspelled)
+    step = flow.physical().root
+    assert step.how == "scalar" and step.reason == "reads field 'o_totl', which its input does not have"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeFallbackWarning)  # decided by the plan, not by the lowering
+        with pytest.raises(uf.UdfRuntimeError, match="KeyError: 'o_totl'.*did you mean 'o_total'"):
+            flow.collect(spark=spark)
 
 
 def test_a_native_step_names_its_python_fallback():

@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Optional, Sequence
 
 from udflow.analysis.model import ExplodeModel, GroupFilterModel, RecordModel, ReduceModel, case_terms
-from udflow.expr import Agg, Call, Elem
+from udflow.expr import Agg, Call, Elem, Field
 from udflow.fields import group_projection, output_fields, properties_of, read_projection
 from udflow.engine.pieces_in_python import pieces_in_python
 from udflow.caught import Caught
@@ -113,8 +113,22 @@ def _step(node: Node, inputs: Sequence[Step], strategy: str, native: bool) -> St
         return _because(fallback, "native lowering is off")
     if not isinstance(node, (Match, Cross)) and inputs[0].pickled:
         return _because(fallback, PICKLED_INPUT)
+    absent = _absent_fields(model, inputs)
+    if absent:
+        return _because(fallback, f"reads field {absent[0]!r}, which its input does not have")
     return Step(label, "native", python_terms=tuple(in_python), fallback=fallback, strategy=strategy,
                 model=model)
+
+
+def _absent_fields(model, inputs: Sequence[Step]) -> list[str]:
+    """The fields the model reads that no input has (a typo, `diagnostics.unknown_reads`),
+    where every input's fields are known: Python raises its KeyError (or gives `.get`'s
+    default) there, and no column holds such a field, so the step is Python from the start."""
+    if any(i.columns is None for i in inputs):
+        return []
+    available = frozenset().union(*(i.columns for i in inputs))
+    read = {t.name for _, term, _ in _terms_and_contracts(model) for t in term.walk() if isinstance(t, Field)}
+    return sorted(read - available)
 
 
 def _because(step: Step, reason: str) -> Step:
