@@ -7,8 +7,6 @@ import sys
 
 import pytest
 
-from tests.jvm import QUICK_JIT
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TPCH_DIR = pathlib.Path(os.environ.get("UDFLOW_TPCH_DIR", ROOT / "data" / "tpch-sf0.01"))
 
@@ -28,7 +26,6 @@ def spark():
         .config("spark.default.parallelism", "4")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.memory", "2g")
-        .config("spark.driver.extraJavaOptions", QUICK_JIT)  # tests/jvm.py
         .config("spark.python.worker.reuse", "true")
         .config("spark.python.daemon.module", "udflow.spark_backend.daemon")  # as the embedded session
         .getOrCreate()
