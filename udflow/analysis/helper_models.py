@@ -78,7 +78,7 @@ def value_model(fn: types.FunctionType, arity: int, outside: tuple, model_of) ->
     term = values[-1][1]
     for guard, value in reversed(values[:-1]):
         term = IfElse(guard, value, term)
-    if not {t.name for t in term.walk() if isinstance(t, Field)} <= set(columns):
+    if not term.fields() <= set(columns):
         return None
     return term
 

@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Optional, Sequence
 
 from udflow.analysis.model import ExplodeModel, GroupFilterModel, RecordModel, ReduceModel, case_terms
-from udflow.expr import Agg, Call, Elem, Field
+from udflow.expr import Agg, Call, Elem
 from udflow.fields import group_projection, output_fields, properties_of, read_projection
 from udflow.engine.pieces_in_python import pieces_in_python
 from udflow.caught import Caught
@@ -127,7 +127,7 @@ def _absent_fields(model, inputs: Sequence[Step]) -> list[str]:
     if any(i.columns is None for i in inputs):
         return []
     available = frozenset().union(*(i.columns for i in inputs))
-    read = {t.name for _, term, _ in _terms_and_contracts(model) for t in term.walk() if isinstance(t, Field)}
+    read = frozenset().union(*(term.fields() for _, term, _ in _terms_and_contracts(model)))
     return sorted(read - available)
 
 
