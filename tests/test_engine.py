@@ -211,7 +211,7 @@ def reference_pruned(flow, profiles) -> tuple[float, int]:
     """The cost of the reference's best plan, and how many questions it asked the RuleBook."""
     root = flow.root
     interner = Interner()
-    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root), native=False)
+    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
     with RuleBook(root) as book:
         groups = GroupSearch(book.exchanges, interner=interner, one_per_root=True)
         found = groups.best(groups.explore(root), model.cost, model.partitioning, per_root=True)
@@ -222,7 +222,7 @@ def property_only_cost(flow, profiles) -> float:
     """Keeping one plan per partitioning alone, in every group below the top."""
     root = flow.root
     interner = Interner()
-    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root), native=False)
+    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
     with RuleBook(root) as book:
         groups = GroupSearch(book.exchanges, interner=interner, one_per_root=True, one_member=True)
         found = groups.best(groups.explore(root), model.cost, model.partitioning)

@@ -55,7 +55,7 @@ def explored(flow, profiles, *, every_member: bool = True):
     """(groups, top group, cost model) of a flow's group search, every member expanded."""
     root = flow.root
     interner = Interner()
-    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root), native=False)
+    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
     with RuleBook(root) as book:
         groups = GroupSearch(book.exchanges, interner=interner,
                              one_per_root=not every_member, one_member=not every_member)

@@ -10,6 +10,7 @@ import udflow as uf
 from udflow.engine.cost import CostModel
 from udflow.engine.statistics import SourceStatistics
 from udflow.engine.steps import physical_plan
+from udflow.spark_backend.forms import SPARK_FORMS
 from udflow.errors import FieldWarning, NativeFallbackWarning
 from udflow.physical import PhysicalPlan, Step
 from udflow.spark_backend.lower import Lowering
@@ -95,7 +96,7 @@ def test_a_native_step_names_its_python_fallback():
 def test_a_join_step_carries_its_strategy_and_the_lowering_reads_it(spark):
     flow = orders().match(uf.source("customers", rows=CUSTOMERS, key="c_id"), on=("o_cust", "c_id"))
     label = flow.root.label
-    plan = physical_plan(flow.root, {label: "broadcast_right"})
+    plan = physical_plan(flow.root, {label: "broadcast_right"}, SPARK_FORMS)
     assert plan.root == Step(label, "join", strategy="broadcast_right", columns=plan.root.columns)
     assert plan.root.describe() == "native join (broadcast_right)"
     executed = Lowering(spark, plan).typed(flow.root)._jdf.queryExecution().executedPlan().toString()
@@ -115,7 +116,7 @@ def test_the_lowering_runs_what_the_plan_says(spark):
 
 def test_the_cost_model_prices_each_operator_by_the_same_step():
     flow = orders().filter(big).map(noted).map(doubled)
-    model = CostModel({"orders": SourceStatistics(rows=len(ORDERS), width=40.0)}, {})
+    model = CostModel({"orders": SourceStatistics(rows=len(ORDERS), width=40.0)}, {}, forms=SPARK_FORMS)
     plan = flow.physical()
     for node in flow.root.walk():
         assert model.step(node) == plan[node.label]
@@ -134,3 +135,34 @@ def test_a_step_refuses_an_unknown_way_to_run():
         Step("Map(f)", "quickly")
     with pytest.raises(KeyError, match="no operator 'Map\\(g\\)'"):
         PhysicalPlan((Step("Map(f)", "native"),))["Map(g)"]
+
+
+def test_the_plan_asks_the_backend_it_is_handed_what_runs_natively():
+    """The engine plans with the forms the backend hands it (`udflow.native_forms`): a
+    backend without a native `abs` plans the same Map as Python, naming the call."""
+    from dataclasses import replace
+
+    def absolute(r):
+        return {**r, "o_abs": abs(r["o_total"])}
+
+    flow = orders().map(absolute)
+    assert physical_plan(flow.root, forms=SPARK_FORMS).root.native
+    without_abs = replace(SPARK_FORMS, name="no abs", calls=SPARK_FORMS.calls - {"abs"})
+    step = physical_plan(flow.root, forms=without_abs).root
+    assert not step.native and "calls abs, which has no exact native form" in step.reason
+    assert physical_plan(flow.root, forms=None).root.reason == "native lowering is off"
+
+
+def test_the_engines_planning_does_not_import_the_spark_backend():
+    """Which calls run natively is the backend's to say: the modules that decide and cost the
+    physical plan import no `udflow.spark_backend` module (only the entry points that pick
+    the backend do, when called)."""
+    import ast
+    import pathlib
+
+    engine = pathlib.Path(uf.__file__).parent / "engine"
+    for name in ("steps.py", "cost.py", "pieces_in_python.py"):
+        tree = ast.parse((engine / name).read_text())
+        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module] + \
+                   [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [m for m in imported if m.startswith("udflow.spark_backend")], (name, imported)

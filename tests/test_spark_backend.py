@@ -18,6 +18,7 @@ import pytest
 import udflow as uf
 from udflow import reference, spark_backend
 from udflow.engine.steps import physical_plan
+from udflow.spark_backend.forms import SPARK_FORMS
 from udflow.errors import UdflowError, UdfRuntimeError
 from udflow.plan import OperatorType
 
@@ -311,13 +312,13 @@ def test_join_hints_keep_the_bag_and_unknown_hints_are_refused(spark):
     label = flow.root.label
     expected = bag(reference.run(flow.root))
     for hint in ("broadcast_left", "shuffle"):
-        df = spark_backend.to_dataframe(flow.root, physical_plan(flow.root, {label: hint}), spark=spark)
+        df = spark_backend.to_dataframe(flow.root, physical_plan(flow.root, {label: hint}, SPARK_FORMS), spark=spark)
         plan = df._jdf.queryExecution().executedPlan().toString()
         assert ("Broadcast" in plan) == (hint == "broadcast_left")
-    got = spark_backend.collect(flow.root, physical_plan(flow.root, {label: "broadcast_right"}), spark=spark)
+    got = spark_backend.collect(flow.root, physical_plan(flow.root, {label: "broadcast_right"}, SPARK_FORMS), spark=spark)
     assert bag(got) == expected
     with pytest.raises(UdflowError, match=r"Match\(k=bk\): unknown join hint 'sideways'"):
-        spark_backend.collect(flow.root, physical_plan(flow.root, {label: "sideways"}), spark=spark)
+        spark_backend.collect(flow.root, physical_plan(flow.root, {label: "sideways"}, SPARK_FORMS), spark=spark)
 
 
 def test_write_round_trips_and_a_failed_write_leaves_nothing(spark, tmp_path):

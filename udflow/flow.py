@@ -360,8 +360,9 @@ class Flow:
         function models and the flow's hints; what `collect`, `to_spark` and `write` run.
         `native=False`: every function in Python."""
         from udflow.engine.steps import physical_plan
+        from udflow.spark_backend.forms import forms_of
 
-        return physical_plan(self.root, dict(self.hints), native)
+        return physical_plan(self.root, dict(self.hints), forms_of(native))
 
     @property
     def fields(self) -> Optional[frozenset[str]]:

@@ -278,12 +278,13 @@ def compare_engines(root: Node, n: int, spark: Any) -> Optional[str]:
     import tempfile
 
     from udflow import reference, spark_backend
+    from udflow.spark_backend.forms import SPARK_FORMS
 
     unordered = order_dependent(root)
     with tempfile.TemporaryDirectory(prefix="udflow-verify-") as folder:
         plan = sample_files(root, n, folder)
         want, refused_by_reference = _bag_or_error(reference.run, plan, unordered)
-        got, refused_by_spark = _bag_or_error(lambda p: spark_backend.collect(p, physical_plan(p), spark=spark), plan, unordered)
+        got, refused_by_spark = _bag_or_error(lambda p: spark_backend.collect(p, physical_plan(p, forms=SPARK_FORMS), spark=spark), plan, unordered)
     if refused_by_reference and refused_by_spark:
         return None  # both refuse the plan: they agree there is no result
     if refused_by_reference or refused_by_spark:

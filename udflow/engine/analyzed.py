@@ -40,8 +40,9 @@ def on_spark(spark: Any = None, native: bool = True) -> Callable[[Node, dict], d
     def run(node: Node, hints: dict) -> dict[str, Actual]:
         from udflow.engine.steps import physical_plan
         from udflow.spark_backend.analyze import analyze
+        from udflow.spark_backend.forms import forms_of
 
-        measured = analyze(node, physical_plan(node, hints, native), spark)
+        measured = analyze(node, physical_plan(node, hints, forms_of(native)), spark)
         return {label: Actual(m.rows, m.seconds) for label, m in measured.items()}
 
     return run

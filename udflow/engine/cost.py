@@ -54,6 +54,7 @@ from udflow.engine.physical import (MAX_BROADCAST_BYTES, NATIVE_ROW, PY_CALL, PY
 from udflow.engine.statistics import FunctionProfile, SourceStatistics
 from udflow.engine.steps import step_of
 from udflow.flow import output_fields
+from udflow.native_forms import NativeForms
 from udflow.physical import Step
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
 
@@ -69,13 +70,14 @@ class CostModel(KeyCounts):
         profiles: dict[str, FunctionProfile],
         interner: Optional[Interner] = None,
         keyed: Optional[dict[str, frozenset]] = None,
-        native: bool = True,
+        forms: Optional[NativeForms] = None,
     ) -> None:
         """`keyed`: operator label -> the key fields it joins or groups on, for every Match,
         CoGroup and Reduce of the flow (`optimize.keyed_operators`); `interface` reads it.
-        `native`: a function the backend runs natively costs generated code per record (the
-        backend's default); False costs every function as Python calls (`collect(native=False)`)."""
-        self.native = native
+        `forms`: what the backend runs natively (`udflow.native_forms`); a function it runs
+        natively costs generated code per record. None costs every function as Python calls
+        (`collect(native=False)`)."""
+        self.forms = forms
         self.sources = sources
         self.profiles = profiles
         self.keyed = dict(keyed or {})
@@ -114,7 +116,7 @@ class CostModel(KeyCounts):
                      tuple(self._output_fields(c) for c in node.inputs))
             found = self._step_of_operator.get(local)
             if found is None:
-                found = self._step_of_operator[local] = step_of(node, inputs, native=self.native)
+                found = self._step_of_operator[local] = step_of(node, inputs, forms=self.forms)
             self._steps[key] = found
         return found
 

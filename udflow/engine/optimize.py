@@ -127,7 +127,7 @@ def optimize(
     started = time.perf_counter()
     clock = clock or Clock(budget_s, progress)
     interner = Interner()
-    model = CostModel(sources, profiles, interner, keyed=keyed_operators(root), native=native)
+    model = CostModel(sources, profiles, interner, keyed=keyed_operators(root), forms=_backend_forms(native))
     with _collector_paused():
         with RuleBook(root, properties=properties) as book:
             timings["rules_setup"] = time.perf_counter() - started  # facts, Datalog, Z3 key queries
@@ -360,3 +360,12 @@ def rank(found: Found, root: Node, model: CostModel, resolution: float = RESOLUT
                                        estimate=model.estimate(c.node), model=model, proved_for=proved,
                                        field_flow=(verdicts or {}).get(id(c.node)))))
     return [a for _, a in sorted(out, key=lambda t: t[0])]
+
+
+def _backend_forms(native: bool):
+    """What the backend a plan is costed for runs natively (`udflow.native_forms`): Spark's,
+    the one backend (its forms are given to the cost model, not imported by it); None where
+    `native` is False."""
+    from udflow.spark_backend.forms import forms_of
+
+    return forms_of(native)

@@ -43,46 +43,41 @@ from udflow.helper_calls import HelperCall
 from udflow.physical import PhysicalPlan, Step
 from udflow.pieces import Pieces
 from udflow.plan import CoGroup, Cross, Custom, Map, Match, Node, Reduce, Source
-from udflow.spark_backend.native_calls import NATIVE_CALLS, arity_fits
-from udflow.spark_backend.native_case import case_mapped
-from udflow.spark_backend.native_caught import native_form
-from udflow.spark_backend.native_parse import parses
-from udflow.spark_backend.native_strings import digest_bucket
-from udflow.spark_backend.native_math import field_contracts
-from udflow.spark_backend.python_calls import BOUNDED, RESULTS
+from udflow.native_forms import NativeForms
 
 PICKLED_INPUT = "its input is pickled Python records (no columns)"
 
 
-def physical_plan(root: Node, hints: Optional[dict] = None, native: bool = True) -> PhysicalPlan:
+def physical_plan(root: Node, hints: Optional[dict] = None, forms: Optional[NativeForms] = None) -> PhysicalPlan:
     """Every operator's step, parents before children. `hints`: label -> the join or
-    grouping strategy chosen for it; `native=False` runs every function as Python."""
+    grouping strategy chosen for it; `forms`: what the backend runs natively
+    (`udflow.native_forms`; None runs every function as Python)."""
     hints = dict(hints or {})
     steps: dict[str, Step] = {}
 
     def visit(node: Node) -> Step:
         if node.label not in steps:
             inputs = [visit(child) for child in node.inputs]
-            steps[node.label] = step_of(node, inputs, hints.get(node.label, ""), native)
+            steps[node.label] = step_of(node, inputs, hints.get(node.label, ""), forms)
         return steps[node.label]
 
     visit(root)
-    return PhysicalPlan(tuple(steps[n.label] for n in root.walk()), native)
+    return PhysicalPlan(tuple(steps[n.label] for n in root.walk()), forms is not None)
 
 
-def step_of(node: Node, inputs: Sequence[Step], strategy: str = "", native: bool = True) -> Step:
-    """How `node` runs, given how its inputs run."""
+def step_of(node: Node, inputs: Sequence[Step], strategy: str = "", forms: Optional[NativeForms] = None) -> Step:
+    """How `node` runs, given how its inputs run, on a backend with `forms`."""
     try:
         columns = output_fields(node)
     except Exception:  # noqa: BLE001 - not analysed: its fields are unknown
         columns = None
-    step = _step(node, inputs, strategy, native)
+    step = _step(node, inputs, strategy, forms)
     if step.fallback is not None:
         step = replace(step, fallback=replace(step.fallback, columns=columns))
     return replace(step, columns=columns)
 
 
-def _step(node: Node, inputs: Sequence[Step], strategy: str, native: bool) -> Step:
+def _step(node: Node, inputs: Sequence[Step], strategy: str, forms: Optional[NativeForms]) -> Step:
     label = node.label
     if isinstance(node, Source):
         return Step(label, "scan")
@@ -101,33 +96,33 @@ def _step(node: Node, inputs: Sequence[Step], strategy: str, native: bool) -> St
         return _because(fallback, f"not analysed ({type(exc).__name__})")
     if props.model is None:
         return _because(fallback, props.model_reason or "no model")
+    if forms is None:
+        return _because(fallback, "native lowering is off")
     model = props.model
-    blocked, in_python = python_only_calls(model)
+    blocked, in_python = python_only_calls(model, forms)
     if blocked is not None and isinstance(model, ExplodeModel):
         rewritten = pieces_in_python(model)
-        if rewritten is not None and python_only_calls(rewritten)[0] is None:
-            model, (blocked, in_python) = rewritten, python_only_calls(rewritten)
+        if rewritten is not None and python_only_calls(rewritten, forms)[0] is None:
+            model, (blocked, in_python) = rewritten, python_only_calls(rewritten, forms)
     if blocked is not None:
         return _because(fallback, blocked)
-    if not native:
-        return _because(fallback, "native lowering is off")
     if not isinstance(node, (Match, Cross)) and inputs[0].pickled:
         return _because(fallback, PICKLED_INPUT)
-    absent = _absent_fields(model, inputs)
+    absent = _absent_fields(model, inputs, forms)
     if absent:
         return _because(fallback, f"reads field {absent[0]!r}, which its input does not have")
     return Step(label, "native", python_terms=tuple(in_python), fallback=fallback, strategy=strategy,
                 model=model)
 
 
-def _absent_fields(model, inputs: Sequence[Step]) -> list[str]:
+def _absent_fields(model, inputs: Sequence[Step], forms: NativeForms) -> list[str]:
     """The fields the model reads that no input has (a typo, `diagnostics.unknown_reads`),
     where every input's fields are known: Python raises its KeyError (or gives `.get`'s
     default) there, and no column holds such a field, so the step is Python from the start."""
     if any(i.columns is None for i in inputs):
         return []
     available = frozenset().union(*(i.columns for i in inputs))
-    read = frozenset().union(*(term.fields() for _, term, _ in _terms_and_contracts(model)))
+    read = frozenset().union(*(term.fields() for _, term, _ in _terms_and_contracts(model, forms)))
     return sorted(read - available)
 
 
@@ -187,7 +182,7 @@ def _forwards_records(node: Map) -> bool:
     return not properties_of(node).writes
 
 
-def python_only_calls(model) -> tuple[Optional[str], list[str]]:
+def python_only_calls(model, forms: NativeForms) -> tuple[Optional[str], list[str]]:
     """(the call that keeps the operator in Python, with its line; None when there is none) and
     the calls that run as Python inside the native plan (`spark_backend.python_calls`): a call
     the model has but no native form gives exactly (e.g. str.lower: Python's and the JVM's
@@ -199,17 +194,16 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
     counts as Python inside the plan."""
     in_python = []
     split = model.source if isinstance(model, ExplodeModel) and model.split else None
-    for line, term, contract in _terms_and_contracts(model):
-        for t, in_aggregate in _calls(term):
+    for line, term, contract in _terms_and_contracts(model, forms):
+        for t, in_aggregate in _calls(term, forms):
             if isinstance(t, Pieces):
                 in_python.append(f"the pieces of the explosion, as one list per record (line {line})")
                 continue
             helper = isinstance(t, (HelperCall, Caught))
             on_pieces = any(isinstance(e, Elem) for e in t.walk())
-            if t in contract or not helper and (t.name in NATIVE_CALLS and arity_fits(t.name, t.args)
-                                                or case_mapped(t, split)):
+            if t in contract or not helper and (forms.has_form(t.name, t.args) or forms.case_mapped(t, split)):
                 continue
-            if not helper and parses(t, alone=True) and not (in_aggregate or on_pieces or isinstance(model, GroupFilterModel)):
+            if not helper and forms.parses(t, alone=True) and not (in_aggregate or on_pieces or isinstance(model, GroupFilterModel)):
                 continue  # native where its text is strictly spelled, Python on the other rows
             name = "a try statement" if isinstance(t, Caught) else f"your helper {t.name}" if helper else t.name
             if isinstance(model, ExplodeModel) and on_pieces:
@@ -219,10 +213,10 @@ def python_only_calls(model) -> tuple[Optional[str], list[str]]:
                     return f"calls {name} where it cannot run as Python (line {line})", []
                 in_python.append(f"{name} (line {line})")
                 continue
-            if (t.name in RESULTS and t.name not in BOUNDED and not in_aggregate
+            if (t.name in forms.python_results and t.name not in forms.bounded and not in_aggregate
                     and not isinstance(model, GroupFilterModel)):
                 in_python.append(f"{_public_name(t)} (line {line})")
-            elif t.name not in NATIVE_CALLS:
+            elif t.name not in forms.calls:
                 return f"calls {t.name}, which has no exact native form (line {line})", []
             else:
                 return f"calls {t}, a form of {t.name} with no exact native form (line {line})", []
@@ -234,30 +228,31 @@ def _public_name(call) -> str:
     return f"re.{call.args[0].value}" if call.name == "re.matched" else call.name
 
 
-def _terms_and_contracts(model):
-    """(line, term, the calls `native_math.contract_calls` runs natively there) for every
-    guard and written field of the model, as `case_terms` gives them."""
+def _terms_and_contracts(model, forms: NativeForms):
+    """(line, term, the calls the backend runs natively there under a stated contract,
+    `NativeForms.field_contracts`) for every guard and written field of the model, as
+    `case_terms` gives them."""
     if not isinstance(model, (RecordModel, ReduceModel)):
         return [(line, term, frozenset()) for line, term in case_terms(model)]
     out = []
     for c in model.cases:
         out.append((c.line, c.guard, frozenset()))
-        out += [(c.line, term, calls) for _, term, calls in field_contracts(c)]
+        out += [(c.line, term, calls) for _, term, calls in forms.field_contracts(c)]
     return out
 
 
-def _calls(term, in_aggregate: bool = False):
+def _calls(term, forms: NativeForms, in_aggregate: bool = False):
     """(call, whether it is inside an aggregate's argument) for every call in `term`."""
-    if isinstance(term, Caught):  # native where its body is strict (`native_caught`), else whole in Python
-        if in_aggregate or not native_form(term):
+    if isinstance(term, Caught):  # native where its body is strict, else whole in Python
+        if in_aggregate or not forms.caught_native(term):
             yield term, in_aggregate
         return
-    if digest_bucket(term):  # int(<hex digest>, 16) % n: native whole, its int() included
-        yield from _calls(term.left.args[0], in_aggregate)
+    if forms.digest_bucket(term):  # int(<hex digest>, 16) % n: native whole, its int() included
+        yield from _calls(term.left.args[0], forms, in_aggregate)
         return
     if isinstance(term, (Call, HelperCall, Pieces)):
         yield term, in_aggregate
     if isinstance(term, Pieces):  # computed whole by Python (`pieces_in_python`)
         return
     for child in term.children():
-        yield from _calls(child, in_aggregate or isinstance(term, Agg))
+        yield from _calls(child, forms, in_aggregate or isinstance(term, Agg))
