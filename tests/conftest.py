@@ -16,6 +16,8 @@ def spark():
     """The one SparkSession of the test run: local[2], few shuffle partitions, no UI."""
     from pyspark.sql import SparkSession
 
+    from udflow.spark_backend.session import KEEP_LOCAL_ROWS_IN_TASKS
+
     # Workers must run this interpreter (the venv's, which has pyarrow), not `python3` on PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
@@ -28,6 +30,7 @@ def spark():
         .config("spark.driver.memory", "2g")
         .config("spark.python.worker.reuse", "true")
         .config("spark.python.daemon.module", "udflow.spark_backend.daemon")  # as the embedded session
+        .config("spark.sql.optimizer.excludedRules", KEEP_LOCAL_ROWS_IN_TASKS)  # as the embedded session
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -9,7 +9,7 @@ written fields a sample cannot type, takes its Python fallback
 
     Source (parquet / CSV)      spark.read (a CSV with its types; read.py), columns renamed with the prefix
     Source (DataFrame / table)  the DataFrame itself, columns renamed with the prefix
-    Source (rows)               createDataFrame with a schema inferred from every value
+    Source (rows)               a LocalRelation through Arrow, its schema inferred from every value
     Match, fn=None              native inner equi-join (a None key matches nothing)
     Cross, fn=None              native crossJoin
     Map, Reduce, Match/Cross    with a model: Spark Columns (native_ops, native_groups)

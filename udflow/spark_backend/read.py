@@ -6,7 +6,7 @@ import os
 from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import DoubleType
+from pyspark.sql.types import DoubleType, StructType
 
 from udflow import sources
 from udflow.plan import Source
@@ -30,7 +30,7 @@ def read_source(spark: SparkSession, node: Source, taken: Optional[set] = None) 
             tuple(float(r.get(f)) if f in doubles and r.get(f) is not None else r.get(f) for f in node.fields)
             for r in node.rows
         ]
-        return spark.createDataFrame(data, schema)
+        return rows_frame(spark, data, schema)
     if node.is_dataframe:
         return _dataframe_read(node, taken)
     key = file_read(spark, node)
@@ -39,6 +39,29 @@ def read_source(spark: SparkSession, node: Source, taken: Optional[set] = None) 
     if taken is not None:
         taken.add(key)
     return remembered(spark, "file_reads", key, lambda: _read_file(spark, node))
+
+
+def rows_frame(spark: SparkSession, data: list[tuple], schema: StructType) -> DataFrame:
+    """In-memory rows as a DataFrame the JVM holds (a LocalRelation), built through Arrow.
+
+    `createDataFrame` of a list on a classic session is a scan of a Python RDD: every job over
+    it starts Python workers to unpickle the rows, and a job that fails (a native term's
+    `raise_error`) takes its workers down with it, so the next job forks new ones. An Arrow
+    table becomes a LocalRelation, read by the JVM alone. Its values are the list's for every
+    type `rows_schema` gives (tests/test_read_rows.py); a value Arrow will not convert (a lone
+    surrogate in a str) takes the list's path, which reports it as before. Spark Connect
+    builds a LocalRelation from a list itself."""
+    if connect.is_connect(spark) or not schema.fields:  # no columns: an Arrow table would lose the row count
+        return spark.createDataFrame(data, schema)
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    arrow_schema = to_arrow_schema(schema, timezone="UTC")
+    try:
+        columns = [pa.array([row[i] for row in data], type=field.type) for i, field in enumerate(arrow_schema)]
+    except (pa.ArrowException, OverflowError, TypeError, ValueError):
+        return spark.createDataFrame(data, schema)
+    return spark.createDataFrame(pa.Table.from_arrays(columns, schema=arrow_schema), schema)
 
 
 def _read_file(spark: SparkSession, node: Source) -> DataFrame:

@@ -53,6 +53,7 @@ def get_session(spark: SparkSession | None = None) -> SparkSession:
         .config("spark.pyspark.python", sys.executable)
         .config("spark.driver.extraJavaOptions", EMBEDDED_JAVA_OPTIONS)
         .config("spark.python.daemon.module", QUIET_DAEMON)
+        .config("spark.sql.optimizer.excludedRules", KEEP_LOCAL_ROWS_IN_TASKS)
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -71,6 +72,12 @@ LOG4J_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.
 EMBEDDED_JAVA_OPTIONS = f'-XX:-DontCompileHugeMethods "-Dlog4j2.configurationFile={LOG4J_CONFIG}"'
 
 
+# In-memory rows are a LocalRelation (`read.rows_frame`). Catalyst's ConvertToLocalRelation
+# would evaluate the projections and filters above one in the driver, with the interpreted
+# evaluator, while the same terms over files run as generated code in tasks. Without it, a
+# flow runs its native terms one way whatever its source is (Spark's own test sessions exclude
+# the rule for the same reason: to exercise generated code).
+KEEP_LOCAL_ROWS_IN_TASKS = "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation"
 
 # PySpark's worker daemon without the BrokenPipeError tracebacks of samples (`daemon.py`);
 # only where the workers run this very interpreter, which has udflow.
