@@ -16,6 +16,7 @@ from udflow.analysis import analyze
 from udflow.expr import Call, Field, Lit, evaluate
 from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
+from tests.frames import jvm_frame
 
 PUNCTUATION = ".,;:!?"
 TEXTS = ["", "abc", "+33 (0)6 12-34", "Hello, World!", "٣٤٥ ²", "naïve café; ok.", "a-b_c d\te\u2003f",
@@ -84,7 +85,7 @@ def test_every_form_is_pythons_on_every_text_and_none_raises_type_error(spark):
     from udflow.spark_backend.native import NativeLowering
 
     rows = [(i, s) for i, s in enumerate(TEXTS + [None])]
-    frame = spark.createDataFrame(rows, StructType([StructField("id", LongType(), False),
+    frame = jvm_frame(spark, rows, StructType([StructField("id", LongType(), False),
                                                     StructField("s", StringType(), True)]))
     lowering = NativeLowering(frame.schema, "m (t.py:1)")
     exact = [("and", "in", "-_ 1"), ("and", "not in", string.punctuation), ("or", "in", "🎉", "in", "é"),

@@ -23,6 +23,7 @@ from udflow.expr import Field, Lit
 from udflow.plan import Source
 from udflow.spark_backend.lower import Lowering
 from udflow.spark_backend.native import NativeLowering, NotNative
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -85,7 +86,7 @@ def _native(spark, flow) -> None:
 
 @pytest.fixture(scope="module")
 def table(spark):
-    return uf.source("t", dataframe=spark.createDataFrame(ROWS, SCHEMA))
+    return uf.source("t", dataframe=jvm_frame(spark, ROWS, SCHEMA))
 
 
 @pytest.mark.parametrize("build", [
@@ -185,7 +186,7 @@ def _error(flow, **kw) -> str:
 
 @pytest.mark.parametrize("fn,a,n,b,c,f", ERRORS, ids=[f"{e[0].__name__}-{i}" for i, e in enumerate(ERRORS)])
 def test_native_errors_are_pythons(spark, fn, a, n, b, c, f):
-    frame = spark.createDataFrame([(0, a, n, b, c, f, Decimal(1))], SCHEMA)
+    frame = jvm_frame(spark, [(0, a, n, b, c, f, Decimal(1))], SCHEMA)
     flow = uf.source("t", dataframe=frame)
     flow = flow.filter(fn) if fn is below_two else flow.map(fn)
     _native(spark, flow)
@@ -197,7 +198,7 @@ def test_a_left_shift_past_64_bits_is_refused_by_name_on_both_spark_paths(spark,
     """Python's int holds 2**70; a long column cannot. The native form sends the row, where
     `a << n` leaves 64 bits, to the function in Python (`general_case`), whose value no
     column holds: both Spark paths refuse it, naming the field."""
-    frame = spark.createDataFrame([(0, a, n, True, True, 0.5, Decimal(1))], SCHEMA)
+    frame = jvm_frame(spark, [(0, a, n, True, True, 0.5, Decimal(1))], SCHEMA)
     flow = uf.source("t", dataframe=frame).map(left)
     assert not -(2**63) <= flow.collect(engine="reference")[0]["x"] < 2**63
     for native in (True, False):
@@ -206,7 +207,7 @@ def test_a_left_shift_past_64_bits_is_refused_by_name_on_both_spark_paths(spark,
 
 
 def test_a_float_operand_stays_python_and_raises_pythons_type_error(spark):
-    frame = spark.createDataFrame([(0, 1, 1, True, True, 0.5, Decimal(1))], SCHEMA)
+    frame = jvm_frame(spark, [(0, 1, 1, True, True, 0.5, Decimal(1))], SCHEMA)
     flow = uf.source("t", dataframe=frame).map(lambda r: {**r, "x": r["f"] & 1})
     with pytest.raises(NotNative, match="& on float and int"):  # its lowering; Python runs the Map
         NativeLowering(frame.schema, "f").lower(Bits("&", Field("f"), Lit(1)))

@@ -26,6 +26,7 @@ from udflow.caught import Caught
 from udflow.expr import Call, Field, Lit, evaluate
 from udflow.spark_backend import native_parse
 from tests.test_native_differential import native_error, python_outcome, same
+from tests.frames import jvm_frame
 
 FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d", "%d/%m/%Y", "%Y%m%d", "%H:%M", "%m-%d", "%Y-%m-%dT%H:%M:%S")
 TEXTS = [
@@ -111,7 +112,7 @@ def _agree(spark, texts, errors: int):
     from udflow.spark_backend.native import NativeLowering
     from udflow.spark_backend.python_calls import PythonCalls
 
-    table = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "id long not null, s string")
+    table = jvm_frame(spark, [(i, t) for i, t in enumerate(texts)], "id long not null, s string")
     records = [{"id": i, "s": t} for i, t in enumerate(texts)]
     calls = PythonCalls(spark)
     terms = _terms()

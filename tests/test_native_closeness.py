@@ -14,6 +14,7 @@ import udflow as uf
 from udflow.expr import Call, Field, Lit, evaluate
 from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error, same
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -33,7 +34,7 @@ def pairs(spark):
         rows = [(i, a, b) for i, (a, b) in enumerate(itertools.product(a_values, b_values))]
         schema = StructType([StructField("id", LongType(), False), StructField("a", a_type, True),
                              StructField("b", b_type, True)])
-        return rows, spark.createDataFrame(rows, schema)
+        return rows, jvm_frame(spark, rows, schema)
 
     return {"floats": frame(FLOATS + [None], FLOATS + [None], DoubleType(), DoubleType()),
             "mixed": frame(INTS + [None], FLOATS, LongType(), DoubleType())}

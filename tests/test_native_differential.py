@@ -40,6 +40,7 @@ from udflow.bits import Bits, Invert
 from udflow.splits import SplitItem
 from udflow.tables import InTable, NestedGet, Table, TableGet, TableItem
 from udflow.spark_backend import native_case
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -248,7 +249,7 @@ bit_terms = st.recursive(st.one_of(ints, bools, numbers, counts), extend_bits, m
 
 @pytest.fixture(scope="module")
 def table(spark):
-    return spark.createDataFrame(ROWS, SCHEMA)
+    return jvm_frame(spark, ROWS, SCHEMA)
 
 
 def python_outcome(term, record):

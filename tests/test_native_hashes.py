@@ -15,6 +15,7 @@ from udflow.analysis import analyze
 from udflow.expr import HEX_DIGESTS, Call, Field, evaluate
 from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -53,7 +54,7 @@ def texts(spark):
 
     rows = [(i, s) for i, s in enumerate(TEXTS + [None])]
     schema = StructType([StructField("id", LongType(), False), StructField("s", StringType(), True)])
-    return rows, spark.createDataFrame(rows, schema)
+    return rows, jvm_frame(spark, rows, schema)
 
 
 def test_every_digest_is_pythons_on_every_text_and_none_raises_attribute_error(texts):

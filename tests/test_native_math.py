@@ -13,6 +13,7 @@ from udflow.expr import Call, Field, evaluate
 from udflow.spark_backend.native_math import ulps_apart
 from tests.both_engines import raised_on_both_engines
 from tests.test_native_differential import same
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -37,7 +38,7 @@ def frames(spark):
 
     def frame(values, dtype):
         schema = StructType([StructField("id", LongType(), False), StructField("x", dtype, True)])
-        return spark.createDataFrame(list(enumerate(values)), schema)
+        return jvm_frame(spark, list(enumerate(values)), schema)
 
     return {"float": (FLOATS, frame(FLOATS, DoubleType())), "int": (INTS, frame(INTS, LongType())),
             "bool": (BOOLS, frame(BOOLS, BooleanType()))}
@@ -117,7 +118,7 @@ def test_a_contract_call_at_a_fields_value_is_within_its_ulps_and_raises_pythons
     if family == "float":
         values = values + SPREAD
         schema = StructType([StructField("id", LongType(), False), StructField("x", DoubleType(), True)])
-        frame = spark.createDataFrame(list(enumerate(values)), schema)
+        frame = jvm_frame(spark, list(enumerate(values)), schema)
     lowering = NativeLowering(frame.schema, "m (t.py:1)")
     term = Call(name, (Field("x"),))
     column = F.expr(lowering.value(term, (term,))[0].sql)
@@ -246,7 +247,7 @@ def test_min_and_max_of_floats_are_pythons_fold_on_nan_and_signed_zeros(spark):
 
     values = [0.0, -0.0, 1.5, -2.0, float("nan"), float("inf"), float("-inf")]
     rows = [(i, *t) for i, t in enumerate(itertools.product(values, repeat=3))]
-    frame = spark.createDataFrame(rows, "id long, a double not null, b double not null, c double not null")
+    frame = jvm_frame(spark, rows, "id long, a double not null, b double not null, c double not null")
     terms = [Call(name, fields) for name in ("max", "min")
              for fields in [(Field("a"), Field("b")), (Field("a"), Field("b"), Field("c"))]]
     lowering = NativeLowering(frame.schema, "m (t.py:1)")
@@ -293,7 +294,7 @@ def test_an_int_to_a_constant_power_is_its_products_and_past_64_bits_the_documen
 
     values = [0, 1, -1, 7, -3, True, False, 2**31, 3037000499, 3037000500, 2097152, -(2**63), 2**63 - 1, None]
     records = [{"id": i, "x": int(v) if v is not None else None} for i, v in enumerate(values)]
-    frame = spark.createDataFrame([(r["id"], r["x"]) for r in records], "id long, x long")
+    frame = jvm_frame(spark, [(r["id"], r["x"]) for r in records], "id long, x long")
     term = Arith("**", Field("x"), Lit(k))
     column = F.expr(NativeLowering(frame.schema, "m (t.py:1)").lower(term).sql)
     outcomes = {r["id"]: python_outcome(term, r) for r in records}

@@ -15,6 +15,7 @@ from udflow.analysis import analyze
 from udflow.expr import Call, Field, Lit, evaluate
 from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -39,7 +40,7 @@ def decimals(spark):
     def frame(values, precision, scale):
         rows = [(i, None if v is None else Decimal(v)) for i, v in enumerate(values)]
         schema = StructType([StructField("id", LongType(), False), StructField("x", DecimalType(precision, scale))])
-        return rows, spark.createDataFrame(rows, schema)
+        return rows, jvm_frame(spark, rows, schema)
 
     return {"narrow": frame(VALUES + [None], 17, 3), "wide": frame(WIDE, 31, 3)}
 

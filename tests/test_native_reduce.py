@@ -22,6 +22,7 @@ from udflow.analysis import analyze
 from udflow.analysis.model import ReduceModel, apply_group
 from udflow.errors import UdfRuntimeError
 from udflow.spark_backend.lower import Lowering
+from tests.frames import jvm_frame
 
 FIELDS = ["k", "i", "f", "d", "s", "day"]
 
@@ -170,7 +171,7 @@ def test_the_model_computes_what_the_function_computes(fn, group):
 
 def _frame(spark, rows):
     schema = "k long, i long, f double, d decimal(12,2), s string, day date"
-    return spark.createDataFrame([tuple(r[n] for n in FIELDS) for r in rows], schema)
+    return jvm_frame(spark, [tuple(r[n] for n in FIELDS) for r in rows], schema)
 
 
 def _groups():
@@ -357,7 +358,7 @@ def pair_names(left, right):
 
 @pytest.mark.parametrize("fn,kind", [(priced, "match"), (pair_names, "cross")], ids=["match", "cross"])
 def test_a_pair_function_with_a_model_runs_natively_over_the_joined_row(spark, fn, kind):
-    rates = spark.createDataFrame([(0, 2, "zero"), (1, None, "one"), (2, -1, "two"), (3, 5, "three")],
+    rates = jvm_frame(spark, [(0, 2, "zero"), (1, None, "one"), (2, -1, "two"), (3, 5, "three")],
                                   "rk long, rate long, name string")
     rows = [{**r, "s": r["s"] or "x"} for r in _groups()]
     left = uf.source("t", dataframe=_frame(spark, rows))
@@ -449,7 +450,7 @@ def test_a_group_filter_above_a_join_broadcasts_its_kept_keys_when_hinted(spark)
     """Spark sizes the kept keys of a group filter above a join as the product of the join's
     inputs and would shuffle every record for a sort-merge semi join; the cost model's hint
     "broadcast_kept" broadcasts them instead, and the rows are the same."""
-    names = spark.createDataFrame([(k, f"n{k}") for k in range(6)], "nk long, name string")
+    names = jvm_frame(spark, [(k, f"n{k}") for k in range(6)], "nk long, name string")
     flow = (uf.source("t", dataframe=_frame(spark, _groups()))
             .match(uf.source("names", dataframe=names), on=("k", "nk"))
             .reduce(["k"], named_groups))

@@ -14,6 +14,7 @@ from udflow.analysis import analyze
 from udflow.expr import Call, Field, Lit, evaluate
 from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
+from tests.frames import jvm_frame
 
 pytestmark = pytest.mark.spark
 
@@ -37,7 +38,7 @@ def check(spark, values, data_type, part_sets):
     from udflow.spark_backend.native import NativeLowering
 
     rows = [(i, v) for i, v in enumerate(values + [None])]
-    frame = spark.createDataFrame(rows, StructType([StructField("id", LongType(), False),
+    frame = jvm_frame(spark, rows, StructType([StructField("id", LongType(), False),
                                                     StructField("x", data_type, True)]))
     lowering = NativeLowering(frame.schema, "m (t.py:1)")
     terms = [term(p) for p in part_sets]

@@ -13,6 +13,7 @@ from udflow.analysis import analyze
 from udflow.expr import Field, Lit
 from udflow.splits import JoinItems, SplitItem, SplitJoin, SplitLen
 from tests.test_native_differential import native_error, python_outcome, same
+from tests.frames import jvm_frame
 
 TEXTS = ["a@b.com", "nobody", "@", "a@b@c", "", ",", "x, y,,z", " lead trail ", "\u2003uni\u2003code\u3000", "a\u00df@\u0130",
          "http://host/path", "///", "a::b::", "::", "tab\tsep\n", ":::", "a:::b", "\u00fc/\u00e9/\u00df", None]
@@ -36,7 +37,7 @@ def test_split_items_and_lengths_agree_with_python(spark):
 
     from udflow.spark_backend.native import NativeLowering
 
-    table = spark.createDataFrame(list(enumerate(TEXTS)), "id long not null, s string")
+    table = jvm_frame(spark, list(enumerate(TEXTS)), "id long not null, s string")
     records = [{"id": i, "s": t} for i, t in enumerate(TEXTS)]
     columns = {k: F.expr(NativeLowering(table.schema, f"term_{k} (test.py:{k + 1})").lower(t).sql)
                for k, t in enumerate(TERMS)}
