@@ -50,7 +50,10 @@ def rows_frame(spark: SparkSession, data: list[tuple], schema: StructType) -> Da
     table becomes a LocalRelation, read by the JVM alone. Its values are the list's for every
     type `rows_schema` gives (tests/test_read_rows.py); a value Arrow will not convert (a lone
     surrogate in a str) takes the list's path, which reports it as before. Spark Connect
-    builds a LocalRelation from a list itself."""
+    builds a LocalRelation from a list itself.
+
+    The values must already be of the schema's types, as `rows_schema` makes them: Arrow
+    converts more leniently than PySpark's verifier (an int into a double column)."""
     if connect.is_connect(spark) or not schema.fields:  # no columns: an Arrow table would lose the row count
         return spark.createDataFrame(data, schema)
     import pyarrow as pa
