@@ -78,3 +78,13 @@ def _comparable(record):
 def test_an_int_past_64_bits_is_refused_naming_its_field(spark):
     with pytest.raises(uf.UdflowError, match="field 'i' holds 18446744073709551616, an int past 64 bits"):
         uf.source("t", rows=[{"i": 2**64}]).collect(spark=spark)
+
+
+def test_a_value_the_column_would_not_hold_exactly_is_refused_as_pyspark_refuses_it(spark):
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    schema = StructType([StructField("i", LongType(), True)])
+    from pyspark.errors import PySparkTypeError
+
+    with pytest.raises(PySparkTypeError, match="can not accept object 1.5"):  # not pyarrow's truncation to 1
+        rows_frame(spark, [(1.5,)], schema).collect()

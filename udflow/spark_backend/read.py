@@ -48,20 +48,21 @@ def rows_frame(spark: SparkSession, data: list[tuple], schema: StructType) -> Da
     it starts Python workers to unpickle the rows, and a job that fails (a native term's
     `raise_error`) takes its workers down with it, so the next job forks new ones. An Arrow
     table becomes a LocalRelation, read by the JVM alone. Its values are the list's for every
-    type `rows_schema` gives (tests/test_read_rows.py); a value Arrow will not convert (a lone
-    surrogate in a str) takes the list's path, which reports it as before. Spark Connect
-    builds a LocalRelation from a list itself.
-
-    The values must already be of the schema's types, as `rows_schema` makes them: Arrow
-    converts more leniently than PySpark's verifier (an int into a double column)."""
+    type `rows_schema` gives (tests/test_read_rows.py). Each column is converted by
+    `arrow_values.exact_array`, which refuses a conversion that would change a value (pyarrow
+    truncates a float into an int column); a value refused, or one Arrow cannot convert (a
+    lone surrogate in a str), takes the list's path, which reports it as PySpark does. Spark
+    Connect builds a LocalRelation from a list itself."""
     if connect.is_connect(spark) or not schema.fields:  # no columns: an Arrow table would lose the row count
         return spark.createDataFrame(data, schema)
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
+    from udflow.spark_backend.arrow_values import exact_array
+
     arrow_schema = to_arrow_schema(schema, timezone="UTC")
     try:
-        columns = [pa.array([row[i] for row in data], type=field.type) for i, field in enumerate(arrow_schema)]
+        columns = [exact_array([row[i] for row in data], field.type) for i, field in enumerate(arrow_schema)]
     except (pa.ArrowException, OverflowError, TypeError, ValueError):
         return spark.createDataFrame(data, schema)
     return spark.createDataFrame(pa.Table.from_arrays(columns, schema=arrow_schema), schema)

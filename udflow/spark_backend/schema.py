@@ -194,7 +194,7 @@ def rows_schema(label: str, fields: tuple[str, ...], rows: list[Mapping]) -> Str
     for f in fields:
         values = [r.get(f) for r in rows if r.get(f) is not None]
         dtype = unify(label, f, values, decimal_type_of) if values else StringType()
-        past = next((v for v in values if isinstance(dtype, LongType) and not fits(v, dtype)), None)
+        past = next((v for v in values if not fits(v, dtype)), None) if isinstance(dtype, LongType) else None
         if past is not None:
             raise UdflowError(
                 f"{label}: field {f!r} holds {past!r:.80}, an int past 64 bits; a Spark bigint column "
