@@ -12,7 +12,8 @@ import pytest
 
 import udflow as uf
 from udflow.analysis import analyze
-from udflow.expr import HEX_DIGESTS, Call, Field, evaluate
+from udflow.expr import Call, Field, evaluate
+from udflow.expr_functions import HEX_DIGESTS
 from tests.both_engines import native_records_on_both_engines, raised_on_both_engines
 from tests.test_native_differential import native_error
 from tests.frames import jvm_frame

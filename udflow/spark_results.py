@@ -24,7 +24,7 @@ A value of the declared type passes as it is. A combination udflow does not repr
 `SparkConversionError` saying so, never a value Spark would not give.
 
 Each conversion is one function of `CONVERSIONS`, named `spark.<regime>.<type>`, a call
-the expression IR knows (`udflow.expr.FUNCTIONS`): natively the identity where the value
+the expression IR knows (`udflow.expr_functions.FUNCTIONS`): natively the identity where the value
 already has the declared type.
 """
 

@@ -46,7 +46,6 @@ from typing import Any, Callable, Sequence
 from udflow.expr import (
     ARITH,
     COMPARE,
-    FUNCTIONS,
     Arith,
     BoolOp,
     Call,
@@ -67,6 +66,7 @@ from udflow.expr import (
     Tuple,
     evaluate,
 )
+from udflow.expr_functions import FUNCTIONS
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
 from udflow.tables import InTable, TableGet

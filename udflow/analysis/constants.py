@@ -70,7 +70,7 @@ def constant_timedelta(frame, node, child) -> Optional[Lit]:
         return None
 
 
-TIMEDELTA_UNITS = ("days", "seconds", "minutes", "hours", "weeks")  # `expr.FUNCTIONS["timedelta"]`
+TIMEDELTA_UNITS = ("days", "seconds", "minutes", "hours", "weeks")  # `expr_functions.FUNCTIONS["timedelta"]`
 
 
 def timedelta_of(frame, node, child) -> Optional[Call]:

@@ -25,7 +25,7 @@ import types
 from typing import Optional
 
 from udflow.analysis.caught_form import caught_form
-from udflow.expr import FUNCTIONS
+from udflow.expr_functions import FUNCTIONS
 
 _STOPPED = re.compile(r"^(?P<what>.*?) the expression IR cannot express(?P<rest>.*?) \(line (?P<line>\d+)\)$")
 _MODELLED_METHODS = {name.split(".", 1)[1] for name in FUNCTIONS if name.startswith(("str.", "date.", "timedelta."))} \

@@ -111,7 +111,7 @@ MUTATING_METHODS = frozenset(
 UNORDERED_MUTATIONS = frozenset("add discard update".split())
 
 
-# numpy's functions of one value (`udflow.expr.NUMPY_FUNCTIONS`), by their ufunc's name
+# numpy's functions of one value (`udflow.expr_functions.NUMPY_FUNCTIONS`), by their ufunc's name
 NUMPY_UFUNCS = frozenset("sqrt exp log log1p log10 log2 expm1 absolute fabs sign floor ceil sin cos tan tanh "
                          "arctan maximum minimum isnan".split())
 # numpy's functions that are not ufuncs, and its float type, of values (`NUMPY_MORE`)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from udflow.expr import RE_MATCHES, Call, Expr, Lit, Not
+from udflow.expr import Call, Expr, Lit, Not
+from udflow.expr_functions import RE_MATCHES
 
 MATCHES = tuple(RE_MATCHES)  # the module functions whose value is a match or None
 

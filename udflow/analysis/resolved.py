@@ -31,7 +31,8 @@ from typing import Optional
 
 from udflow.analysis.constants import ROUNDINGS, constant_number
 from udflow.analysis.regex_terms import regex_call
-from udflow.expr import FUNCTIONS, HEX_DIGESTS, NUMPY_MORE, Call, Lit
+from udflow.expr import Call, Lit
+from udflow.expr_functions import FUNCTIONS, HEX_DIGESTS, NUMPY_MORE
 
 # (the method's name, its arguments) -> (the class it is called on, the IR's name for it)
 CLASS_CALLS = {("strptime", 2): (datetime.datetime, "datetime.strptime"),

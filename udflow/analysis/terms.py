@@ -39,8 +39,6 @@ from udflow.tables import InTable, TableGet, TableItem
 from udflow.analysis.split_terms import join_of, rsplit_of, split_len_of, split_of
 from udflow.expr import (
     ARITH,
-    DATE_METHODS,
-    FUNCTIONS,
     LITERAL_TYPES,
     Agg,
     Arith,
@@ -66,6 +64,7 @@ from udflow.expr import (
     evaluate,
     transform,
 )
+from udflow.expr_functions import DATE_METHODS, FUNCTIONS
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from udflow import bits, caught, expr, helper_calls, splits, tables
+from udflow import bits, caught, expr, expr_functions, helper_calls, splits, tables
 from udflow.spark_backend import (native_calls, native_case, native_decimals, native_math, native_parse, native_strings,
                                   python_calls)
 from udflow.spark_backend.native import NativeLowering
@@ -81,7 +81,7 @@ def markdown() -> str:
               "`timedelta` is native (`d + timedelta(days=30)`; a date moves by whole days, as in",
               "Python). Any other operator or type runs as Python.", "",
               "## Functions and methods", "", "| call | native |", "|---|---|"]
-    for name in sorted(expr.FUNCTIONS):
+    for name in sorted(expr_functions.FUNCTIONS):
         if name.startswith("spark."):
             continue  # what Spark makes of a from_spark UDF's value: udflow writes these, not users
         if name in native_parse.STRICT:

@@ -1,4 +1,4 @@
-"""The native forms of arithmetic and of the whitelisted calls (`udflow.expr.FUNCTIONS`).
+"""The native forms of arithmetic and of the whitelisted calls (`udflow.expr_functions.FUNCTIONS`).
 
 An arithmetic maker gives `(value, extra guards, decimal type)` for operands the
 lowering has already checked for None (and for zero, for a division); a call
@@ -489,7 +489,7 @@ def arity_fits(name: str, args: tuple) -> bool:
     return wanted is None or len(args) == wanted
 
 
-# the whitelisted calls (udflow.expr.FUNCTIONS) with a native form; a duration's over a
+# the whitelisted calls (udflow.expr_functions.FUNCTIONS) with a native form; a duration's over a
 # subtraction of dates (`native_dates`, lowered before its argument), and a timedelta of a
 # computed number (lowered by the move that adds it)
 NATIVE_CALLS = frozenset(CALLS) | frozenset(native_dates.DURATIONS) | frozenset(native_dates.MOVES)

@@ -39,7 +39,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from udflow.expr import HEX_DIGESTS, Arith, Call, Lit
+from udflow.expr import Arith, Call, Lit
+from udflow.expr_functions import HEX_DIGESTS
 from udflow.spark_backend import python_words
 from udflow.spark_backend.native_types import NotNative, Typed
 from udflow.spark_backend.sql import call, cast, literal, string

@@ -61,7 +61,15 @@ from pyspark.sql.types import (
     TimestampNTZType,
 )
 
-from udflow.expr import FUNCTIONS, MATH_BINARY, MATH_FUNCTIONS, MATH_INTEGRAL, MATH_TESTS, NUMPY_FUNCTIONS, Field, Lit, evaluate
+from udflow.expr import Field, Lit, evaluate
+from udflow.expr_functions import (
+    FUNCTIONS,
+    MATH_BINARY,
+    MATH_FUNCTIONS,
+    MATH_INTEGRAL,
+    MATH_TESTS,
+    NUMPY_FUNCTIONS,
+)
 from udflow.caught import Caught
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
