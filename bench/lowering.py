@@ -11,6 +11,10 @@ previous round's plan can be reused; the sources' reads can):
     steady      the same after --warmups more lowerings: a session that has run the
                 query's kind before, its JVM code compiled (JIT) rather than interpreted
     py4j        round trips to the JVM in one `to_spark()`
+    cpu         CPU ms per steady `to_spark()`: this Python process's, the JVM thread that
+                serves py4j (Spark's analysis of each step), and the JVM's JIT compiler
+                threads (C1 and C2), which go on compiling Spark's analyzer long after the
+                warm-ups and compete with both on a 2-core machine (Linux: /proc; else "-")
     spark.sql   median ms of `spark.sql(text)` of the same query written in SQL over
                 temporary views registered beforehand: Spark's own analysis of the
                 whole query, the floor of any lowering that ends in one DataFrame; its
@@ -22,6 +26,7 @@ Run:  python -m bench.lowering [--scale 0.1] [--runs 7] [--warmups 30] [--querie
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import statistics
 import time
@@ -75,11 +80,18 @@ def measure(spark, data: str, name: str, runs: int, warmups: int) -> dict:
     first, trips = _lowerings(spark, plans, runs)
     for _ in range(warmups):
         next(plans).to_spark(spark)
+    before, python_before = jvm_threads_cpu(spark), time.process_time()
     steady, _ = _lowerings(spark, plans, runs)
+    after, python_after = jvm_threads_cpu(spark), time.process_time()
+    cpu = None
+    if before is not None and after is not None:
+        spent = {group: 1000 * (after[group] - before.get(group, 0.0)) / runs for group in after}
+        cpu = {"python": 1000 * (python_after - python_before) / runs,
+               "jvm_py4j": spent.get("py4j", 0.0), "jvm_jit": spent.get("jit", 0.0)}
     native_hand.tpch_sql(spark, data, "SELECT 1")  # the views, registered once
     floor = _timed(lambda: spark.sql(sql), runs)
     _timed(lambda: spark.sql(sql), warmups)
-    return {"query": name, "to_spark_ms": first, "steady_ms": steady, "py4j": trips,
+    return {"query": name, "to_spark_ms": first, "steady_ms": steady, "py4j": trips, "cpu_ms": cpu,
             "spark_sql_ms": floor, "spark_sql_steady_ms": _timed(lambda: spark.sql(sql), runs)}
 
 
@@ -94,6 +106,30 @@ def _lowerings(spark, plans, runs: int) -> tuple[float, float]:
             times.append(time.perf_counter() - started)
         trips.append(counted.count)
     return 1000 * statistics.median(times), statistics.median(trips)
+
+
+def jvm_threads_cpu(spark) -> dict | None:
+    """CPU seconds the session's JVM has spent, by thread group: "jit" (the C1 and C2
+    compiler threads), "py4j" (the threads serving py4j calls, named Thread-N), "other";
+    None where /proc cannot tell (not Linux, or the JVM runs elsewhere)."""
+    try:
+        pid = spark._jvm.ProcessHandle.current().pid()
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except Exception:  # noqa: BLE001 - no /proc, or a remote JVM: the figure is left out
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    spent: dict = collections.Counter()
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                stat = f.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        name = stat[stat.index("(") + 1: stat.rindex(")")]
+        user, system = stat[stat.rindex(")") + 2:].split()[11:13]
+        group = "jit" if "CompilerThre" in name else "py4j" if name.startswith("Thread-") else "other"
+        spent[group] += (int(user) + int(system)) / tick
+    return spent
 
 
 def _timed(run, times: int) -> float:
@@ -117,12 +153,18 @@ def main() -> None:
     spark = get_session()
     print(f"{'query':6} {'to_spark':>10} {'steady':>9} {'py4j':>6} {'spark.sql':>10} {'steady':>9}"
           f"   (medians of {args.runs}; steady after {args.warmups} more; TPC-H scale {args.scale:g})")
+    cpu_lines = []
     for name in args.queries.split(","):
         out = measure(spark, data, name, args.runs, args.warmups)
         print(f"{name:6} {out['to_spark_ms']:7.0f} ms {out['steady_ms']:6.0f} ms {out['py4j']:6.0f} "
               f"{out['spark_sql_ms']:7.0f} ms {out['spark_sql_steady_ms']:6.0f} ms"
               f"   target < 50 ms: {'met' if out['steady_ms'] < 50 else 'NOT met'} steady, "
               f"{'met' if out['to_spark_ms'] < 50 else 'NOT met'} after one warm-up")
+        cpu = out["cpu_ms"]
+        cpu_lines.append(f"{name:6} CPU per steady to_spark: Python {cpu['python']:.0f} ms, JVM py4j thread "
+                         f"{cpu['jvm_py4j']:.0f} ms, JVM JIT compilers {cpu['jvm_jit']:.0f} ms" if cpu else
+                         f"{name:6} CPU per steady to_spark: -")
+    print("\n".join(cpu_lines))
 
 
 if __name__ == "__main__":
