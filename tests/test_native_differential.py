@@ -293,18 +293,17 @@ def native_error(table, column, row_id) -> str:
     from pyspark.sql import functions as F
 
     from udflow import UdfRuntimeError
+    from udflow.spark_backend.python_calls import COLUMN
     from udflow.spark_backend.udf import translated
 
-    from tests.frames import jvm_frame
-
     row = table.where(F.col("id") == row_id)
-    if any(name.startswith("__udflow_py") for name in row.columns):
+    if any(name.startswith(COLUMN) for name in row.columns):
         # The Python calls' values (`PythonCalls.with_calls`, which never raise), those the
         # column reads, in a job that succeeds; the failing query then over them as a
         # LocalRelation. A job that fails takes its Python workers down, and the next
         # query's must start and import pyarrow again (1.2-2.2 s a query, measured).
-        read = set(re.findall(r"__udflow_py\d+", str(column)))
-        row = row.select(*(c for c in row.columns if not c.startswith("__udflow_py") or c in read))
+        read = set(re.findall(re.escape(COLUMN) + r"\d+", str(column)))
+        row = row.select(*(c for c in row.columns if not c.startswith(COLUMN) or c in read))
         row = jvm_frame(table.sparkSession, [tuple(r) for r in row.collect()], row.schema)
     try:
         with translated():
