@@ -11,6 +11,29 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TPCH_DIR = pathlib.Path(os.environ.get("UDFLOW_TPCH_DIR", ROOT / "data" / "tpch-sf0.01"))
 
 
+def _uses_spark(item) -> bool:
+    return "spark" in getattr(item, "fixturenames", ())
+
+
+def _spark_context():
+    pyspark = sys.modules.get("pyspark")
+    return pyspark.SparkContext._active_spark_context if pyspark else None
+
+
+@pytest.fixture(autouse=True)
+def _spark_only_through_the_fixture(request):
+    """A test that starts a SparkContext must ask for the `spark` fixture. One that makes its
+    own (say through udflow's embedded session) configures the session the rest of the suite
+    then shares, and run alone it tests another session than the suite's."""
+    if _uses_spark(request.node):
+        yield
+        return
+    before = _spark_context()
+    yield
+    if before is None and _spark_context() is not None:
+        pytest.fail(f"{request.node.nodeid} started a SparkContext without the `spark` fixture")
+
+
 @pytest.fixture(scope="session")
 def spark():
     """The one SparkSession of the test run: local[2], few shuffle partitions, no UI."""

@@ -338,14 +338,11 @@ def status_second(r):
 
 
 @pytest.mark.parametrize("fn", [status_first, status_second])
-def test_a_call_computed_first_is_checked_for_its_error_once_and_read_plainly_after(fn):
+def test_a_call_computed_first_is_checked_for_its_error_once_and_read_plainly_after(spark, fn):
     """The statement Python runs first (`status = ...`, the model's guard `computed(...)`) raises
     the call's error there; every later read of it, in the filter and in the fields, is on a
     row that computed it without raising, so it reads the value with no check of its own
     (each check repeats the error's whole SQL, which Spark parses and analyses)."""
-    from udflow.spark_backend import get_session
-
-    spark = get_session()
     flow = uf.source("t", rows=[r for r in ROWS if r["s"] is not None]).map(fn)
     lowering, rows = _run(spark, flow)
     assert flow.root.label in lowering.native_labels, lowering.python_reasons
