@@ -11,10 +11,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TPCH_DIR = pathlib.Path(os.environ.get("UDFLOW_TPCH_DIR", ROOT / "data" / "tpch-sf0.01"))
 
 
-def _uses_spark(item) -> bool:
-    return "spark" in getattr(item, "fixturenames", ())
-
-
 def _spark_context():
     pyspark = sys.modules.get("pyspark")
     return pyspark.SparkContext._active_spark_context if pyspark else None
@@ -24,8 +20,10 @@ def _spark_context():
 def _spark_only_through_the_fixture(request):
     """A test that starts a SparkContext must ask for the `spark` fixture. One that makes its
     own (say through udflow's embedded session) configures the session the rest of the suite
-    then shares, and run alone it tests another session than the suite's."""
-    if _uses_spark(request.node):
+    then shares, and run alone it tests another session than the suite's. Only a test that
+    runs before the session exists can be caught (alone, or early in the order): after that,
+    udflow's session is the fixture's."""
+    if "spark" in request.fixturenames:
         yield
         return
     before = _spark_context()

@@ -76,7 +76,12 @@ def read_source(node: Source) -> list[Record]:
         raw = sources.csv_rows(node.table, node.path, node.types)
     else:
         return read_parquet(node.path, node.columns, node.prefix)
-    return [{node.prefix + c: r.get(c) for c in node.columns} for r in raw]
+    return _named(raw, node.columns, node.prefix)
+
+
+def _named(rows: Iterable[dict], columns: tuple[str, ...], prefix: str) -> list[dict]:
+    """`rows` as records of exactly `columns`, named `prefix` + column (absent = None)."""
+    return [{prefix + c: r.get(c) for c in columns} for r in rows]
 
 
 def read_parquet(path: str, columns: tuple[str, ...], prefix: str = "") -> list[dict]:
@@ -89,8 +94,7 @@ def read_parquet(path: str, columns: tuple[str, ...], prefix: str = "") -> list[
 
     dataset = ds.dataset(path, format="parquet")
     if not set(columns) <= set(dataset.schema.names):  # a file changed since the source was made
-        rows = dataset.to_table().to_pylist()
-        return [{prefix + c: r.get(c) for c in columns} for r in rows]
+        return _named(dataset.to_table().to_pylist(), columns, prefix)
     table = dataset.to_table(columns=list(columns))
     return table.rename_columns([prefix + c for c in columns]).to_pylist()
 
