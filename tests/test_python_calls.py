@@ -470,7 +470,7 @@ def test_an_explosion_of_none_raises_pythons_type_error_on_both_engines():
 def test_a_python_lists_items_are_its_sampled_family_or_it_raises(family, items, kept):
     """`items_of`: the list as it is where every item is None or of the family's own type
     (seen at once for most lists), else Python's error naming the item."""
-    from udflow.spark_backend.python_calls import items_of
+    from udflow.spark_backend.arrow_calls import items_of
 
     check = items_of(family)
     if kept:

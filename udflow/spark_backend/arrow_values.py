@@ -26,6 +26,8 @@ import struct
 
 import pyarrow as pa
 
+OVERFLOW = "int overflow past 64 bits"  # the words of the 64-bit limit, wherever the native form has it
+
 
 def exact_array(values: list, arrow_type: pa.DataType) -> pa.Array:
     """`pa.array(values, arrow_type)`, where every value keeps its value, else ValueError.

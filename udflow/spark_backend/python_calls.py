@@ -40,7 +40,6 @@ Python (`engine.steps.python_only_calls`).
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import datetime
 import uuid
@@ -73,8 +72,8 @@ from udflow.expr_functions import (
 from udflow.caught import Caught
 from udflow.helper_calls import HelperCall
 from udflow.pieces import Pieces
-from udflow.term_code import python_function
-from udflow.spark_backend.arrow_values import holds_exactly
+from udflow.spark_backend.arrow_calls import (HELPER_FAMILIES, items_of, naive, of_record, of_type, on_flagged_rows,
+                                             over_arrays, raising_lines)
 from udflow.spark_backend.memo import remembered, select_expr
 from udflow.spark_backend import native_spans
 from udflow.spark_backend.native_types import NotNative, Typed
@@ -147,19 +146,11 @@ RESULTS = {
 }
 
 
-def _naive(value):
-    """strptime's value where it is naive (a format without %z gives one); an aware one would
-    be shifted by its column (TIMESTAMP_NTZ holds naive datetimes only)."""
-    if value.tzinfo is not None:
-        raise TypeError("strptime gave an aware datetime here, where udflow typed the call's column "
-                        "as naive datetimes (run the flow with native=False)")
-    return value
-
 
 # calls whose Python value fits their column only on the rows the caller bounds (`only_where`):
 # int() of a text of any length may pass 64 bits (`native_parse`)
 BOUNDED = {"int": "int() of a text, whose value may pass 64 bits, on rows no bound keeps short"}
-CHECKS = {"datetime.strptime": _naive}  # a call's value made its column's, or an error
+CHECKS = {"datetime.strptime": naive}  # a call's value made its column's, or an error
 RESULTS["math.log"] = {**RESULTS["math.log"], **{(a, b): "float" for a in ("float", "int") for b in ("float", "int")}}
 # what Spark makes of a from_spark UDF's value: the declared type's family, whatever went in
 RESULTS.update({name: {(family,): {"double": "float", "bigint": "int", "int": "int", "string": "str",
@@ -170,13 +161,7 @@ SPARK_TYPES = {"str": StringType(), "int": LongType(), "float": DoubleType(), "b
                "date": DateType(), "datetime": TimestampNTZType()}
 ARROW_TYPES = {"str": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(),
                "date": pa.date32(), "datetime": pa.timestamp("us")}
-# a helper's result, by its exact Python type: the family whose column holds it unchanged (a
-# naive datetime as TIMESTAMP_NTZ, which no time zone shifts)
-HELPER_FAMILIES = {str: "str", int: "int", float: "float", bool: "bool", datetime.date: "date",
-                   datetime.datetime: "datetime"}
-RESULT_FIELDS = ("ok", "value", "error")
 LIST = "list:"  # a Python term's result of a list of one family, "list:str" (an explosion's pieces)
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 COLUMN = "__udflow_py"  # the prefix of a Python term's column: __udflow_py0, __udflow_py1, ...
 
 
@@ -319,10 +304,10 @@ class PythonCalls:
         helper's globals as they are now, so each lowering registers it afresh."""
         def register() -> str:
             sql_name = f"__udflow_term_{uuid.uuid4().hex[:16]}"
-            lines = _raising_lines(term, names) if isinstance(term, Pieces) else None
+            lines = raising_lines(term, names) if isinstance(term, Pieces) else None
             run = of_record(term, names, check)
             if flagged:
-                run = _on_flagged_rows(run)
+                run = on_flagged_rows(run)
             self._register(sql_name, over_arrays(run, arrow_type(result), lines), result)
             return sql_name
 
@@ -387,35 +372,6 @@ def _one_family(seen: set, nothing: str, several: str) -> str:
     return families.pop()
 
 
-def _of_family(value, expected: type, family: str) -> bool:
-    """None, or a value of the family's own type (a naive datetime for "datetime")."""
-    return value is None or type(value) is expected and not (family == "datetime" and value.tzinfo is not None)
-
-
-def items_of(family: str) -> Callable:
-    """A check that makes a value the list of its items as Python's `for` takes them (`for x in
-    None` raises TypeError: 'NoneType' object is not iterable), each None or the sampled
-    family's own type, an int within 64 bits: any other raises (udflow types the column by
-    the sample) instead of being converted."""
-    expected = next(t for t, f in HELPER_FAMILIES.items() if f == family)
-    # items of these types need no look one by one (a datetime's zone, an int's size do)
-    plain = frozenset({expected, type(None)}) if family not in ("datetime", "int") else frozenset()
-
-    def check(value):
-        items = list(value)
-        if set(map(type, items)) <= plain:  # the usual list: its types seen at C speed
-            return items
-        for x in items:
-            if not _of_family(x, expected, family):
-                raise TypeError(f"an item {x!r} here, where the items were {expected.__name__}s on the records "
-                                f"udflow sampled to type them (run the flow with native=False)")
-            if family == "int" and x is not None and not INT_MIN <= x <= INT_MAX:
-                raise OverflowError(native_spans.OVERFLOW)
-        return items
-
-    return check
-
-
 def _family_or_reason(call, sample: tuple, what: str):
     """`helper_family`, or the NotNative it raises."""
     try:
@@ -441,92 +397,3 @@ def helper_family(call, sample: tuple, what: str) -> str:
     return _one_family(seen, f"{what}: no sampled record gives it a value of a type", f"{what} returns")
 
 
-def of_type(name: str, family: str) -> Callable:
-    """A check that a helper's value is None or the sampled family's own type: a value of
-    another type raises (udflow types the column by the sample) instead of being converted."""
-    expected = next(t for t, f in HELPER_FAMILIES.items() if f == family)
-
-    def check(value):
-        if not _of_family(value, expected, family):
-            raise TypeError(f"{name} returned {value!r} here, where it returned a {expected.__name__} on "
-                            f"the records udflow sampled to type it (run the flow with native=False)")
-        return value
-
-    return check
-
-
-def of_record(term, names: list, check=None) -> Callable:
-    """The term computed by Python from the values of the fields `names`, by the operations
-    `expr.evaluate` performs (compiled to one function, `term_code`: the UDF runs it on every
-    row), checked by `check` where given."""
-    run = python_function(term, names)
-    if not names:  # its one column is the constant that makes it run once per row (`_term`)
-        return lambda _constant: run() if check is None else check(run())
-    if check is None:
-        return run
-    return lambda *values: check(run(*values))
-
-
-def _on_flagged_rows(run: Callable) -> Callable:
-    """`run` of a row's values where its flag (the first argument) is true; None elsewhere."""
-    return lambda flag, *values: run(*values) if flag else None
-
-
-def over_arrays(run: Callable, arrow_type, lines: Optional[Callable] = None) -> Callable:
-    """`run` over Arrow columns, row by row: struct<ok, value, error> (see the module docstring).
-    A batch where no row raises and every value fits its column (the usual one) is one list
-    comprehension and three conversions; otherwise it runs again row by row (the term is
-    pure: running it twice changes nothing), each error kept for its row."""
-
-    def udf(*arrays: pa.Array) -> pa.Array:
-        columns = [a.to_pylist() for a in arrays]
-        try:
-            values = list(map(run, *columns))
-            column = pa.array(values, arrow_type)
-        except Exception:  # noqa: BLE001 - some row raises, or a value does not fit: row by row
-            return _row_by_row(run, list(zip(*columns)), arrow_type, lines)
-        fine = pa.array([True] * len(values), pa.bool_())
-        return pa.StructArray.from_arrays([fine, column, pa.nulls(len(values), pa.string())],
-                                          names=list(RESULT_FIELDS))
-
-    return udf
-
-
-def _row_by_row(run: Callable, rows: list, arrow_type, lines: Optional[Callable] = None) -> pa.Array:
-    """struct<ok, value, error> of `run` over `rows`, each row's error caught (followed by
-    " (line N)" where `lines` names it from the row's values), and a value its column
-    cannot hold exactly (an int past 64 bits, a lone surrogate) an error too."""
-    ok, values, errors = [], [], []
-    for args in rows:
-        try:
-            values.append(run(*args))
-            ok.append(True)
-            errors.append(None)
-        except Exception as exc:  # noqa: BLE001 - Python's error, raised where the model evaluates it
-            ok.append(False)
-            values.append(None)
-            errors.append(_encoded(exc, lines(*args) if lines is not None else ""))
-    try:
-        column = pa.array(values, arrow_type)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        for i, value in enumerate(values):
-            if ok[i] and not holds_exactly(value, arrow_type):
-                ok[i], values[i] = False, None
-                errors[i] = _encoded(OverflowError(native_spans.OVERFLOW) if isinstance(value, int)
-                                     else ValueError(f"{value!r} has no exact Spark value"),
-                                     lines(*rows[i]) if lines is not None else "")
-        column = pa.array(values, arrow_type)
-    return pa.StructArray.from_arrays([pa.array(ok, pa.bool_()), column, pa.array(errors, pa.string())],
-                                      names=list(RESULT_FIELDS))
-
-
-def _encoded(exc: Exception, at: str = "") -> str:
-    return base64.b64encode(f"{type(exc).__name__}: {exc}{at}".encode()).decode("ascii")
-
-
-def _raising_lines(pieces: Pieces, names: list) -> Callable:
-    """The text naming the line where the list raises on a row's values (`Pieces.raising_line`)."""
-    def at(*values) -> str:
-        line = pieces.raising_line(dict(zip(names, values))) or pieces.line
-        return f" (line {line})" if line else ""
-    return at

@@ -24,7 +24,7 @@ or no input row), that removes a field, or that is impure keeps the batch path.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Optional
 
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
@@ -35,19 +35,18 @@ from pyspark.sql.types import ArrayType, BooleanType, DateType, DoubleType, Stri
 from udflow.errors import UdflowError
 from udflow.fields import properties_of
 from udflow.plan import Map, function_location
-from udflow.spark_backend.arrow_values import exact_array, holds_exactly
+from udflow.spark_backend.arrow_calls import EMITTED, exploded_on_arrays, map_on_arrays, predicate_on_arrays
 from udflow.spark_backend.native import col
 from udflow.spark_backend.schema import declared_types, output_schema
 from udflow.spark_backend.udf import Encoder, Udf, translated
 
-EMITTED = "__udflow_emitted"
 OUT = "__udflow_out"
 SAMPLE_ROWS = 200
 
 
 def predicate(node: Map, udf: Udf, columns: list[str]) -> Column:
     """A filter as a predicate column over `columns`, pinned (see `_pinned`)."""
-    test = _pinned(F.arrow_udf(_predicate_on_arrays(udf, columns), BooleanType()))
+    test = _pinned(F.arrow_udf(predicate_on_arrays(udf, columns), BooleanType()))
     return test(*[col(c) for c in columns])
 
 
@@ -77,7 +76,7 @@ def struct_map(node: Map, udf: Udf, df: DataFrame, shown: frozenset, timezone: s
     names = written.names
     arrow_types = [to_arrow_type(f.dataType, timezone=timezone) for f in written.fields]
     returned = StructType([StructField(EMITTED, BooleanType(), False), *written.fields])
-    call = _pinned(F.arrow_udf(_map_on_arrays(udf, columns, names, arrow_types), returned))
+    call = _pinned(F.arrow_udf(map_on_arrays(udf, columns, names, arrow_types), returned))
     out = df.withColumn(OUT, call(*[col(c) for c in columns]))
     # Filtered on `emitted` even where the function always emits: a filter reading the UDF's
     # column keeps Catalyst from dropping the call when nothing above reads what it wrote
@@ -102,7 +101,7 @@ def exploded_map(props, udf: Udf, df: DataFrame, written: StructType, encoder: E
     shown = [n for n in df.schema.names if n in shown_fields]
     if not shown or not set(names) <= set(columns) <= set(df.columns) | set(names):
         return None
-    call = _pinned(F.arrow_udf(_exploded_on_arrays(udf, shown, encoder), ArrayType(written, False)))
+    call = _pinned(F.arrow_udf(exploded_on_arrays(udf, shown, encoder), ArrayType(written, False)))
     # `inline`: each struct's fields as columns, in one projection (the caller unions by name)
     copied = [col(c) for c in df.columns if c in columns and c not in names]
     return df.select(*copied, F.inline(call(*[col(c) for c in shown])))
@@ -183,63 +182,3 @@ def _typed_by(node: Map, df: DataFrame, sample: list, complete: bool, props) -> 
     return schema
 
 
-def _predicate_on_arrays(udf: Udf, columns: list[str]) -> Callable:
-    def run(*arrays: pa.Array) -> pa.Array:
-        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
-        return pa.array([udf.test(row) for row in rows], pa.bool_())
-
-    return run
-
-
-def _map_on_arrays(udf: Udf, columns: list[str], names: list[str], types: list) -> Callable:
-    def run(*arrays: pa.Array) -> pa.Array:
-        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
-        emitted, values = [], {n: [] for n in names}
-        for row in rows:
-            out = udf.on_row(row, row)
-            emitted.append(bool(out))
-            for n in names:
-                values[n].append(_field(udf, out[0], n, row) if out else None)
-        parts = [pa.array(emitted, pa.bool_())]
-        for n, t in zip(names, types):
-            parts.append(_typed(udf, n, values[n], t))
-        return pa.StructArray.from_arrays(parts, names=[EMITTED, *names])
-
-    return run
-
-
-def _exploded_on_arrays(udf: Udf, columns: list[str], written: Encoder) -> Callable:
-    """Per row, the `written` fields of the records the function emits, as array<struct>; a
-    field an emitted record lacks is None there, as the batch path encodes it, and a value its
-    column cannot hold fails as there, naming the record."""
-    names = written.schema.names
-
-    def run(*arrays: pa.Array) -> pa.Array:
-        rows = pa.RecordBatch.from_arrays(list(arrays), names=columns).to_pylist()
-        offsets, emitted = [0], []
-        for row in rows:
-            out = udf.on_row(row, row)
-            emitted.extend(out)
-            offsets.append(offsets[-1] + len(out))
-        try:
-            fields = [exact_array([r.get(n) for r in emitted], t) for n, t in zip(names, written.schema.types)]
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            raise written.misfit(emitted) from None
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.StructArray.from_arrays(fields, names=names))
-
-    return run
-
-
-def _field(udf: Udf, record: dict, name: str, row: dict):
-    if name not in record:
-        raise udf.fail(f"emitted a record without field {name!r}, which its other records have", row)
-    return record[name]
-
-
-def _typed(udf: Udf, name: str, values: list, arrow_type) -> pa.Array:
-    try:
-        return exact_array(values, arrow_type)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        bad = next((v for v in values if not holds_exactly(v, arrow_type)), None)
-        raise udf.fail(f"set field {name!r} to {bad!r}, which does not fit {arrow_type}, the type a sample "
-                       "of its output gave; declare its type with @udflow.spark_backend.output_types", {name: bad}) from None
