@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import pyarrow as pa
 
-from udflow.spark_backend.arrow_values import OVERFLOW, exact_array, holds_exactly
+from udflow.spark_backend.arrow_values import INT_MAX, INT_MIN, OVERFLOW, exact_array, holds_exactly
 from udflow.spark_backend.udf import Encoder, Udf
 from udflow.term_code import python_function
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from udflow.pieces import Pieces
 
 EMITTED = "__udflow_emitted"
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 
 # -- a Python term's column (`python_calls`): struct<ok, value, error> per row ------------------
@@ -79,7 +78,6 @@ def items_of(family: str) -> Callable:
     return check
 
 
-
 def of_type(name: str, family: str) -> Callable:
     """A check that a helper's value is None or the sampled family's own type: a value of
     another type raises (udflow types the column by the sample) instead of being converted."""
@@ -99,7 +97,7 @@ def of_record(term, names: list, check=None) -> Callable:
     `expr.evaluate` performs (compiled to one function, `term_code`: the UDF runs it on every
     row), checked by `check` where given."""
     run = python_function(term, names)
-    if not names:  # its one column is the constant that makes it run once per row (`_term`)
+    if not names:  # its one column is the constant that makes it run once per row (`PythonCalls._term`)
         return lambda _constant: run() if check is None else check(run())
     if check is None:
         return run
@@ -112,7 +110,7 @@ def on_flagged_rows(run: Callable) -> Callable:
 
 
 def over_arrays(run: Callable, arrow_type, lines: Optional[Callable] = None) -> Callable:
-    """`run` over Arrow columns, row by row: struct<ok, value, error> (see the module docstring).
+    """`run` over Arrow columns, row by row: struct<ok, value, error> (see `python_calls`).
     A batch where no row raises and every value fits its column (the usual one) is one list
     comprehension and three conversions; otherwise it runs again row by row (the term is
     pure: running it twice changes nothing), each error kept for its row."""

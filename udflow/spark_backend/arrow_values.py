@@ -26,6 +26,7 @@ import struct
 
 import pyarrow as pa
 
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # what a long column holds
 OVERFLOW = "int overflow past 64 bits"  # the words of the 64-bit limit, wherever the native form has it
 
 

@@ -40,14 +40,13 @@ from pyspark.sql.types import (ByteType, DataType, DecimalType, DoubleType, Floa
 from udflow.analysis.model import Emit
 from udflow.expr import Expr, Field, IfElse, Lit
 
-from udflow.spark_backend.arrow_values import OVERFLOW  # noqa: F401 - the native forms name it from here
+from udflow.spark_backend.arrow_values import INT_MAX, INT_MIN, OVERFLOW  # noqa: F401 - OVERFLOW: the native forms name it from here
 from udflow.spark_backend.sql import conjunction, ident, literal
 
 # the bounds on an int column's magnitude the normal case may assume, largest first: every
 # power of two, so that the bound chosen is the largest the terms allow (a sum of two fits
 # 64 bits under 2**62, a difference divided exactly under 2**52, a product of two under 2**31)
 CANDIDATES = tuple(2**k for k in range(62, 7, -1))
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 EXACT_DOUBLE = 2**53
 
 TYPE_RANGES = ((ByteType, 2**7), (ShortType, 2**15), (IntegerType, 2**31), (LongType, 2**63),

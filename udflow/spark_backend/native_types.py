@@ -24,10 +24,10 @@ from pyspark.sql.types import (
 )
 
 from udflow.spark_backend import sql
+from udflow.spark_backend.arrow_values import INT_MAX, INT_MIN
 from udflow.spark_backend.native_spans import EPOCH, Span
 from udflow.spark_backend.sql import literal, wider
 
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 EXACT_DOUBLE = 2**53
 DECIMAL_DIGITS = 28  # Python's default decimal context precision
 RAISES = "raise_error("  # in a term's SQL: it may raise
