@@ -1,6 +1,7 @@
 """How long does the optimizer take, and how much memory?  (issues 5 and 13; the paper: 1654 ms for Q7)
 
     python -m bench.enumeration [--data data/tpch-sf0.01] [--joins 12]   Q7 and one pruned flow
+    python -m bench.enumeration --pruned-check                          pruned = full, 7 and 8 joins
     python -m bench.enumeration --scale [--compare]                     the scale table (issue 13)
 
 1. TPC-H Q7 as written (Figure 2(a)): `optimize` with full enumeration and costing,
@@ -10,7 +11,11 @@
 2. A generated flow with 12 joins (a snowflake chain with a star of dimensions
    on the fact table, and two filters above the joins), in the
    pruned mode, median of 3 (each run printed). Target: under 1 s.
-3. `--scale`: the default mode (auto) on generated flows of 4 to 20 joins in chain,
+3. `--pruned-check`: the pruned search against full enumeration (plans reached, cost
+   chosen) on generated flows of 7 and 8 joins in the three shapes, with and without a
+   Map; tests/test_engine_scale.py checks the same on 2 to 6 joins. Exit status 1 on a
+   difference.
+4. `--scale`: the default mode (auto) on generated flows of 4 to 20 joins in chain,
    star and snowflake shapes, bare or with two filters and two computing Maps between
    the joins, plus join-heavy flows with a Cartesian product and a CoGroup; each in a
    fresh process (`--one`), reporting the whole `optimize` call's time, the process's
@@ -23,6 +28,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -203,6 +209,84 @@ def time_pruned(joins: int, runs: int = 3) -> dict:
             "sampling_s": first.timings["sampling"]}
 
 
+# -- the pruned search against full enumeration ---------------------------------------------------
+
+STREAMED = 150_000  # plans: beyond, the full side of a comparison is the classes' minimum
+RESOLUTION = 1e-6  # generated flows' plans differ by fractions of a percent: compare past rounding only
+PRUNED_CHECK_JOINS = (7, 8)  # tests/test_engine_scale.py checks 2 to 6 joins in every shape
+
+
+def fixed_profiles(flow: uf.Flow, cost: float = 2e-7) -> dict:
+    """Sampled profiles with every function's time per call fixed, so costs repeat exactly."""
+    from udflow.engine.statistics import profile_functions
+
+    return {label: dataclasses.replace(p, cost=cost) for label, p in profile_functions(flow.root).items()}
+
+
+def explored(flow: uf.Flow, profiles: dict, *, every_member: bool = True):
+    """(groups, top group, cost model) of a flow's group search, every member expanded."""
+    from udflow.engine.cost import CostModel
+    from udflow.engine.groups import GroupSearch
+    from udflow.engine.memo import Interner
+    from udflow.engine.optimize import keyed_operators, statistics_of
+    from udflow.rules import RuleBook
+
+    root = flow.root
+    interner = Interner()
+    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
+    with RuleBook(root) as book:
+        groups = GroupSearch(book.exchanges, interner=interner,
+                             one_per_root=not every_member, one_member=not every_member)
+        top = groups.explore(root)
+    return groups, top, model
+
+
+def full_best(groups, top, model) -> float:
+    """Full enumeration's cheapest cost over the fully explored groups: every plan streamed
+    (what `optimize(mode="full")` does) when there are at most STREAMED; beyond, the minimum
+    over the classes (the same number when the substructure holds, which
+    tests/test_engine_scale.py checks plan by plan)."""
+    from udflow.engine.space import PlanSpace
+
+    space = PlanSpace(groups, model.cost, model.interface)
+    if space.count(top) <= STREAMED:
+        return min(cost for cost, _ in space.stream(top))
+    return model.cost(space.cheapest(top).node)
+
+
+def pruned_against_full(shape: str, joins: int, maps: int) -> dict:
+    """The pruned search and full enumeration on one generated flow (two filters above the
+    joins, `maps` computing Maps): plans each reaches, and the costs they choose."""
+    flow = shaped_flow(joins, shape, filters=min(2, joins), maps=maps)
+    profiles = fixed_profiles(flow)
+    started = time.perf_counter()
+    pruned = optimize(flow, mode="pruned", profiles=profiles, native=False, resolution=RESOLUTION)
+    pruned_s = time.perf_counter() - started
+    groups, top, model = explored(flow, profiles)
+    return {"flow": f"{shape}/{joins}/maps={maps}", "pruned_plans": pruned.alternatives.count,
+            "full_plans": groups.count(top), "pruned_cost": pruned.chosen.cost,
+            "full_cost": full_best(groups, top, model), "pruned_s": pruned_s}
+
+
+def pruned_agrees(r: dict) -> bool:
+    """The pruned exploration reaches every plan, and chooses full enumeration's cost within
+    the resolution (plans that close tie, and a tie keeps the fewest rewrites)."""
+    return r["pruned_plans"] == r["full_plans"] and r["pruned_cost"] <= r["full_cost"] * (1 + RESOLUTION)
+
+
+def run_pruned_check(joins: tuple[int, ...] = PRUNED_CHECK_JOINS) -> bool:
+    ok = True
+    for shape in SHAPES:
+        for j in joins:
+            for maps in (0, 1):
+                r = pruned_against_full(shape, j, maps)
+                ok &= pruned_agrees(r)
+                print(f"{r['flow']:<20} {r['full_plans']:>10} plans  pruned {r['pruned_s']:6.2f} s  "
+                      f"pruned / full cost {r['pruned_cost'] / r['full_cost']:.7f}  "
+                      f"{'same' if pruned_agrees(r) else 'DIFFERENT'}", flush=True)
+    return ok
+
+
 # -- the scale table (issue 13) ------------------------------------------------------------------
 
 SCALE_JOINS = (4, 6, 8, 12, 16, 20)
@@ -292,8 +376,12 @@ def main(argv=None) -> None:
     parser.add_argument("--scale", action="store_true", help="the scale table, one fresh process per flow")
     parser.add_argument("--compare", action="store_true", help="with --scale: also full enumeration")
     parser.add_argument("--only", nargs="*", metavar="SPEC", help="with --scale: these flows only")
+    parser.add_argument("--pruned-check", action="store_true",
+                        help="the pruned search against full enumeration on generated flows of 7 and 8 joins")
     parser.add_argument("--one", metavar="SPEC", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.pruned_check:
+        sys.exit(0 if run_pruned_check() else 1)
     if args.one:
         print(json.dumps(measure_one(args.one, args.compare)))
         return

@@ -6,7 +6,6 @@ interpreter; nothing is mocked.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 
@@ -16,7 +15,7 @@ import pytest
 import udflow as uf
 from udflow.engine.groups import GroupSearch
 from udflow.engine.memo import Interner
-from bench.enumeration import generated_flow
+from bench.enumeration import fixed_profiles, generated_flow
 from udflow.engine import physical
 from udflow.engine.cost import CostModel
 from udflow.engine.optimize import keyed_operators, optimize, statistics_of
@@ -202,11 +201,6 @@ def test_auto_mode_prunes_beyond_the_size_limit_and_stays_correct():
 #   group expanded, and one plan kept per (root operator, partitioning) in every group.
 
 
-def fixed_profiles(flow, cost: float = 2e-7):
-    """Sampled profiles with every function's time per call fixed, so costs repeat exactly."""
-    return {label: dataclasses.replace(p, cost=cost) for label, p in profile_functions(flow.root).items()}
-
-
 def reference_pruned(flow, profiles) -> tuple[float, int]:
     """The cost of the reference's best plan, and how many questions it asked the RuleBook."""
     root = flow.root
@@ -250,14 +244,14 @@ def variable_costs_only(monkeypatch):
 
 
 def test_pruned_search_keeps_what_a_parent_reads_not_only_the_partitioning(variable_costs_only):
-    """Six joins, four filters and two computing Maps: where a filter or a Map stands changes
+    """Four joins, three filters and two computing Maps: where a filter or a Map stands changes
     what an operator above reads of its input besides its partitioning (its width, fields,
     distinct counts of keys), so the cheapest plan of a group is not always the best input.
     (Join sizes no longer depend on where filters stand: a Match's selectivity is its own
     property, so the flow without Maps is no longer a hard case.) The pruned search finds a
     plan at least as cheap as the reference's; one plan per partitioning alone misses it
     (the flow is a hard case, or this test would prove nothing)."""
-    flow = generated_flow(6, seed=5, filters=4, star=1, maps=2)
+    flow = generated_flow(4, seed=2, filters=3, star=1, maps=2)  # one plan per partitioning: 1.22x costlier
     profiles = fixed_profiles(flow)
     pruned = optimize(flow, mode="pruned", profiles=profiles, native=False, resolution=FINE)
     reference, _ = reference_pruned(flow, profiles)
@@ -270,17 +264,17 @@ def test_pruned_search_keeps_what_a_parent_reads_not_only_the_partitioning(varia
     assert pruned.certificates and all(check(c, flow).ok for c in pruned.certificates)
 
 
-def test_pruned_search_on_twelve_joins_is_no_costlier_than_before_and_asks_less(variable_costs_only):
-    flow = generated_flow(12)
+def test_pruned_search_on_nine_joins_is_no_costlier_than_before_and_asks_less(variable_costs_only):
+    flow = generated_flow(9)  # 12 joins: 2656 questions against 10310 (bench.enumeration times 12)
     profiles = fixed_profiles(flow)
     pruned = optimize(flow, mode="pruned", profiles=profiles, native=False)
-    assert pruned.mode == "pruned" and pruned.alternatives.considered > 1000
+    assert pruned.mode == "pruned" and pruned.alternatives.considered > 500
     reference, reference_questions = reference_pruned(flow, profiles)
     assert pruned.chosen.cost <= reference * (1 + 1e-9)
     with RuleBook(flow.root) as book:
         groups = GroupSearch(book.exchanges, one_per_root=True, one_member=True)
         groups.explore(flow.root)
-    assert groups.exchange_calls * 3 < reference_questions  # 2656 against 10310
+    assert groups.exchange_calls * 3 < reference_questions  # 1331 against 4063
     assert pruned.speedup > 2  # the filters go down into their dimensions
 
 

@@ -8,7 +8,6 @@ sources, no Spark). Function profiles are fixed per flow so that costs repeat ex
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 import tracemalloc
@@ -16,22 +15,20 @@ import tracemalloc
 import pytest
 
 import udflow as uf
-from bench.enumeration import generated_flow, shaped_flow
+from bench.enumeration import (RESOLUTION, explored, fixed_profiles, generated_flow, pruned_against_full,
+                               pruned_agrees, shaped_flow)
 from udflow.engine.budget import Clock
-from udflow.engine.cost import CostModel
 from udflow.engine.groups import GroupSearch
-from udflow.engine.memo import Interner
-from udflow.engine.optimize import keyed_operators, statistics_of
 from udflow.engine.optimize import optimize as optimize_by_default
 from udflow.engine.size import connected_subgraphs, estimated_groups, estimated_work, join_graph, join_pairs
 from udflow.engine.space import PlanSpace
-from udflow.engine.statistics import profile_functions
 from udflow.engine import ties
+from udflow.errors import OptimizationError
+from udflow.rules import RuleBook, check
 
 # The generated flows' plans differ by fractions of a percent (few records: stages dominate),
 # so the searches are compared at a resolution that only absorbs rounding (`tests/test_ties.py`
-# tests the default, the estimates' error, on TPC-H).
-RESOLUTION = 1e-6
+# tests the default, the estimates' error, on TPC-H): bench.enumeration.RESOLUTION.
 
 
 def optimize(flow, **options):
@@ -40,27 +37,6 @@ def optimize(flow, **options):
 
 def better(a: float, b: float) -> bool:
     return ties.better(a, b, RESOLUTION)
-from udflow.errors import OptimizationError
-from udflow.rules import RuleBook, check
-
-STREAMED = 150_000  # plans: beyond, the full side of a comparison is the classes' minimum
-
-
-def fixed_profiles(flow, cost: float = 2e-7):
-    """Sampled profiles with every function's time per call fixed, so costs repeat exactly."""
-    return {label: dataclasses.replace(p, cost=cost) for label, p in profile_functions(flow.root).items()}
-
-
-def explored(flow, profiles, *, every_member: bool = True):
-    """(groups, top group, cost model) of a flow's group search, every member expanded."""
-    root = flow.root
-    interner = Interner()
-    model = CostModel(statistics_of(root), profiles, interner, keyed=keyed_operators(root))
-    with RuleBook(root) as book:
-        groups = GroupSearch(book.exchanges, interner=interner,
-                             one_per_root=not every_member, one_member=not every_member)
-        top = groups.explore(root)
-    return groups, top, model
 
 
 def bag(flow):
@@ -118,34 +94,19 @@ def test_full_enumeration_keeps_the_best_and_ranks_the_plan_as_written_among_all
 
 # -- full against pruned ------------------------------------------------------------------------
 
-# A star of 7 or 8 points with a Map has 2.5 or 14 million plans and takes 9 or 27 s here (they
-# pass: call this test with ("star", 8, 1)); left out to keep the suite's time.
+# Up to 6 joins here; `python -m bench.enumeration --pruned-check` runs the same check on 7 and 8
+# (2.5 s to 27 s a flow: a star of 8 points with a Map has 14 million plans).
 GENERATED = [(shape, joins, maps) for shape in ("chain", "snowflake", "star")
-             for joins in range(2, 9) for maps in (0, 1) if not (shape == "star" and joins > 6 and maps)]
-
-
-def full_best(groups, top, model, root) -> float:
-    """Full enumeration's cheapest cost over the fully explored groups: every plan streamed
-    (what `optimize(mode="full")` does) when there are at most STREAMED; beyond, the minimum
-    over the classes (the same number when the substructure holds, which the tests above
-    check plan by plan)."""
-    space = PlanSpace(groups, model.cost, model.interface)
-    if space.count(top) <= STREAMED:
-        return min(cost for cost, _ in space.stream(top))
-    return model.cost(space.cheapest(top).node)
+             for joins in range(2, 7) for maps in (0, 1)]
 
 
 @pytest.mark.parametrize("shape, joins, maps", GENERATED)
 def test_pruned_search_chooses_the_cost_of_full_enumeration(shape, joins, maps):
-    """Every generated flow up to 8 joins, in three shapes, with two filters above the joins,
+    """Every generated flow up to 6 joins, in three shapes, with two filters above the joins,
     with and without a computing Map above the fact table (it may move anywhere above it)."""
-    flow = shaped_flow(joins, shape, filters=min(2, joins), maps=maps)
-    profiles = fixed_profiles(flow)
-    pruned = optimize(flow, mode="pruned", profiles=profiles, native=False)
-    groups, top, model = explored(flow, profiles)
-    assert pruned.alternatives.count == groups.count(top)  # the pruned exploration reaches every plan
-    # within the model's resolution: plans that close tie, and a tie keeps the fewest rewrites
-    assert pruned.chosen.cost <= full_best(groups, top, model, flow.root) * (1 + RESOLUTION)
+    result = pruned_against_full(shape, joins, maps)
+    assert result["pruned_plans"] == result["full_plans"]  # the pruned exploration reaches every plan
+    assert pruned_agrees(result), result
 
 
 def random_flow(seed: int) -> uf.Flow:
